@@ -1,0 +1,64 @@
+import { BadRequestException, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import type { Request } from 'express';
+import { AuthRequirement, CredentialStrategy } from '../../common/auth/auth.decorators';
+import { bearerCredential } from '../../common/auth/auth.guard';
+import { GatewaySecretsService } from '../tokens/gateway-secrets.service';
+import { DeployCredentialsService } from './deploy-credentials.service';
+import type { DeployAgentPrincipal, DeployOwnerPrincipal } from './deploy-principal';
+
+/** OpenAPI security scheme names of the gateway. */
+export const DEPLOY_AGENT_SCHEME = 'deployAgentToken';
+export const DEPLOY_OWNER_SCHEME = 'deployOwnerToken';
+
+/**
+ * Agent routes (deployment-gateway.md, Endpoints): `Authorization: Bearer <agent token>` carrying the route's
+ * permission. 401 no/unknown/revoked token; 403 the owner credential or a token without the permission.
+ */
+@Injectable()
+export class DeployAgentStrategy implements CredentialStrategy<DeployAgentPrincipal> {
+  constructor(private readonly credentials: DeployCredentialsService) {}
+
+  async authenticate(request: Request, requirement: AuthRequirement): Promise<DeployAgentPrincipal> {
+    const credential = bearerCredential(request);
+    if (!credential) throw new UnauthorizedException('Send the agent token as "Authorization: Bearer <token>".');
+    const principal = await this.credentials.identify(credential);
+    if (!principal) throw new UnauthorizedException('The token is unknown or revoked.');
+    if (principal.kind !== 'agent') throw new ForbiddenException('The owner credential is accepted only on /api/admin/*.');
+    const permission = requirement.permission as DeployAgentPrincipal['permissions'][number] | undefined;
+    if (permission && !principal.permissions.includes(permission)) {
+      throw new ForbiddenException(`The token lacks the "${permission}" permission.`);
+    }
+    return principal;
+  }
+}
+
+/** Administrator routes (`/api/admin/*`): only the owner credential. 401 none/unknown; 403 an agent token. */
+@Injectable()
+export class DeployOwnerStrategy implements CredentialStrategy<DeployOwnerPrincipal> {
+  constructor(private readonly credentials: DeployCredentialsService) {}
+
+  async authenticate(request: Request): Promise<DeployOwnerPrincipal> {
+    const credential = bearerCredential(request);
+    if (!credential) throw new UnauthorizedException('Send the owner token as "Authorization: Bearer <token>".');
+    const principal = await this.credentials.identify(credential);
+    if (!principal) throw new UnauthorizedException('The credential is unknown or revoked.');
+    if (principal.kind !== 'owner') throw new ForbiddenException('Administrator operations are limited to the owner.');
+    return principal;
+  }
+}
+
+/**
+ * Self-registration (`POST /api/auth/register`): the body's `registrationKey` must be the server's registration
+ * key; the key is valid for nothing else. 400 when absent, 401 when wrong.
+ */
+@Injectable()
+export class RegistrationKeyStrategy implements CredentialStrategy<{ kind: 'registrant' }> {
+  constructor(private readonly secrets: GatewaySecretsService) {}
+
+  async authenticate(request: Request): Promise<{ kind: 'registrant' }> {
+    const key = (request.body as { registrationKey?: unknown } | undefined)?.registrationKey;
+    if (typeof key !== 'string' || key.length === 0) throw new BadRequestException('registrationKey is required.');
+    if (!this.secrets.matches('registration-key', key)) throw new UnauthorizedException('The registration key is not valid.');
+    return { kind: 'registrant' };
+  }
+}

@@ -1,0 +1,70 @@
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { MulterModule } from '@nestjs/platform-express';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { AdminController } from './admin.controller';
+import { AuditEntryEntity } from './audit/audit-entry.entity';
+import { AuditService } from './audit/audit.service';
+import { DeployAuditFilter } from './audit/deploy-audit.filter';
+import { DeployAgentStrategy, DeployOwnerStrategy, RegistrationKeyStrategy } from './auth/deploy-auth.strategies';
+import { DeployCredentialsService } from './auth/deploy-credentials.service';
+import { DeploymentEntity } from './deployments/deployment.entity';
+import { DeploymentsController } from './deployments/deployments.controller';
+import { DeploymentsService } from './deployments/deployments.service';
+import { ExecController } from './exec/exec.controller';
+import { ExecService } from './exec/exec.service';
+import { HealthController } from './health/health.controller';
+import { AgentTokenEntity } from './tokens/agent-token.entity';
+import { GatewaySecretEntity } from './tokens/gateway-secret.entity';
+import { GatewaySecretsService } from './tokens/gateway-secrets.service';
+import { RegistrationController } from './tokens/registration.controller';
+import { TokensService } from './tokens/tokens.service';
+import { UploadsController } from './uploads/uploads.controller';
+import { UploadsService } from './uploads/uploads.service';
+
+/** Folder where multer keeps request files until the handler has used them. */
+export function uploadTempDir(config: AppConfig): string {
+  return join(config.dataDir, 'tmp', 'uploads');
+}
+
+/** The deployment gateway wing (spec: deployment-gateway.md). */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([AgentTokenEntity, GatewaySecretEntity, DeploymentEntity, AuditEntryEntity]),
+    MulterModule.registerAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        dest: uploadTempDir(config),
+        // One ceiling for both file endpoints; each service then applies its own limit (413).
+        limits: { fileSize: Math.max(config.deploy.maxArchiveBytes, config.deploy.maxUploadBytes) + 1, files: 1, fields: 8, fieldSize: 64 * 1024 },
+      }),
+    }),
+  ],
+  controllers: [RegistrationController, DeploymentsController, UploadsController, ExecController, AdminController, HealthController],
+  providers: [
+    GatewaySecretsService,
+    DeployCredentialsService,
+    DeployAgentStrategy,
+    DeployOwnerStrategy,
+    RegistrationKeyStrategy,
+    AuditService,
+    DeployAuditFilter,
+    TokensService,
+    DeploymentsService,
+    UploadsService,
+    ExecService,
+  ],
+})
+export class DeployModule implements OnModuleInit {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  /** Creates the gateway's folders: sites (with its staging and trash), allowed directories, upload temp. */
+  async onModuleInit(): Promise<void> {
+    const { sitesDir, allowedDirs } = this.config.deploy;
+    for (const dir of [sitesDir, join(sitesDir, '.staging'), join(sitesDir, '.trash'), uploadTempDir(this.config), ...allowedDirs]) {
+      await mkdir(dir, { recursive: true });
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import { BadRequestException, ForbiddenException, Inject, Injectable, Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { randomHexId } from '../../common/crypto/secrets';
+import { Page, PageQueryDto, toOrder, toPage } from '../../common/paging/page';
+import { AuditCaller, AuditService } from '../audit/audit.service';
+import type { DeployAgentPrincipal } from '../auth/deploy-principal';
+import { DeploymentEntity } from './deployment.entity';
+import { DeployResultDto, DeploymentDto, DeploySiteDto, toDeploymentDto } from './deployments.dto';
+import { ArchiveRejectedError, buildSiteDirectoryName, publishSiteArchive, removePublishedSite } from './site-publisher';
+
+/** An uploaded archive as multer saved it. */
+export interface UploadedArchive {
+  path: string;
+  size: number;
+}
+
+/** Publishes, lists and deletes static sites (deployment-gateway.md, States: Deployment). */
+@Injectable()
+export class DeploymentsService {
+  private readonly logger = new Logger(DeploymentsService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Unpacks `archive` safely into a new site directory and records it with its audit row in one transaction.
+   * @throws ForbiddenException (403) `contactId` is not the token's namespace
+   * @throws PayloadTooLargeException (413) archive over DEPLOY_MAX_ARCHIVE_BYTES
+   * @throws BadRequestException (400) hostile, corrupt or empty archive (nothing is left on disk)
+   */
+  async publish(archive: UploadedArchive, input: DeploySiteDto, agent: DeployAgentPrincipal, caller: AuditCaller): Promise<DeployResultDto> {
+    const started = performance.now();
+    if (input.contactId !== agent.namespace) {
+      throw new ForbiddenException(`The token may publish only in its own namespace "${agent.namespace}".`);
+    }
+    if (archive.size > this.config.deploy.maxArchiveBytes) {
+      throw new PayloadTooLargeException(`The archive is over ${this.config.deploy.maxArchiveBytes} bytes.`);
+    }
+    const directoryName = buildSiteDirectoryName(input.projectName, new Date());
+    let site;
+    try {
+      site = await publishSiteArchive({
+        archivePath: archive.path,
+        sitesRoot: this.config.deploy.sitesDir,
+        namespace: agent.namespace,
+        directoryName,
+        limits: { maxEntries: this.config.deploy.maxEntries, maxUnpackedBytes: this.config.deploy.maxUnpackedBytes },
+      });
+    } catch (error) {
+      if (error instanceof ArchiveRejectedError) throw new BadRequestException(`Archive rejected: ${error.message}`);
+      throw error;
+    }
+    try {
+      const deployment = await this.dataSource.transaction(async (manager) => {
+        const row = manager.create(DeploymentEntity, {
+          namespace: agent.namespace,
+          projectName: input.projectName,
+          directoryName,
+          fileCount: site.fileCount,
+          bytes: site.bytes,
+          tokenPrefix: agent.tokenPrefix,
+          agentId: agent.agentId,
+        });
+        await manager.save(row);
+        await this.audit.record(caller, { action: 'deploy', outcome: 'allowed', status: 201, target: `${row.id} ${directoryName}` }, manager);
+        return row;
+      });
+      const elapsedSeconds = Math.round(performance.now() - started) / 1000;
+      return { ...toDeploymentDto(deployment, this.config.deploy.publicUrl), elapsedSeconds };
+    } catch (error) {
+      await removePublishedSite({ sitesRoot: this.config.deploy.sitesDir, namespace: agent.namespace, directoryName });
+      throw error;
+    }
+  }
+
+  /** The namespace's deployments, newest first by default; sortable by `deployedAt`, `projectName`, `bytes`. */
+  async list(agent: DeployAgentPrincipal, query: PageQueryDto): Promise<Page<DeploymentDto>> {
+    const order = toOrder(query.sort, { deployedAt: 'createdAt', projectName: 'projectName', bytes: 'bytes' }, { createdAt: 'DESC' });
+    const [rows, total] = await this.dataSource.getRepository(DeploymentEntity).findAndCount({
+      where: { namespace: agent.namespace },
+      order: { ...order, id: 'ASC' },
+      skip: query.page * query.size,
+      take: query.size,
+    });
+    return toPage(
+      rows.map((row) => toDeploymentDto(row, this.config.deploy.publicUrl)),
+      total,
+      query,
+    );
+  }
+
+  /**
+   * Deletes a deployment of the caller's namespace and its files. The site is first moved aside (one rename, so
+   * it stops being served at once), the row and audit row deleted/written in one transaction, then the files removed.
+   * @throws NotFoundException (404) no such deployment in the caller's namespace
+   */
+  async remove(id: string, agent: DeployAgentPrincipal, caller: AuditCaller): Promise<void> {
+    const sitesRoot = this.config.deploy.sitesDir;
+    const trash = join(sitesRoot, '.trash', `${id}-${randomHexId(6)}`);
+    await this.dataSource.transaction(async (manager) => {
+      const deployment = await manager.findOne(DeploymentEntity, { where: { id, namespace: agent.namespace }, lock: { mode: 'pessimistic_write' } });
+      if (!deployment) throw new NotFoundException(`No deployment ${id} in namespace ${agent.namespace}.`);
+      const siteDir = join(sitesRoot, deployment.namespace, deployment.directoryName);
+      await manager.delete(DeploymentEntity, { id });
+      await this.audit.record(caller, { action: 'delete', outcome: 'allowed', status: 204, target: `${id} ${deployment.directoryName}` }, manager);
+      await rename(siteDir, trash).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+    });
+    await rm(trash, { recursive: true, force: true }).catch((error: Error) => this.logger.warn(`Could not remove ${trash}: ${error.message}`));
+  }
+}

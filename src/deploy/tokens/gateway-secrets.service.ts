@@ -1,0 +1,59 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { randomSecret, secretsEqual, sha256Hex } from '../../common/crypto/secrets';
+import { GatewaySecretEntity, GatewaySecretName } from './gateway-secret.entity';
+
+/**
+ * The owner credential and the registration key (deployment-gateway.md, Authentication). A configured value
+ * (`DEPLOY_OWNER_TOKEN`, `DEPLOY_REGISTRATION_KEY`) replaces the stored hash at start; when none is configured
+ * and none is stored, one is generated, its hash stored and the value printed once on stderr, so a fresh
+ * install is never open and the secret is never kept in clear.
+ */
+@Injectable()
+export class GatewaySecretsService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(GatewaySecretsService.name);
+  private readonly hashes = new Map<GatewaySecretName, string>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.ensure('owner-token', this.config.deploy.ownerToken, 'DEPLOY_OWNER_TOKEN');
+    await this.ensure('registration-key', this.config.deploy.registrationKey, 'DEPLOY_REGISTRATION_KEY');
+  }
+
+  /** True when `given` is the named secret (constant-time comparison of SHA-256 digests). */
+  matches(name: GatewaySecretName, given: string): boolean {
+    const hash = this.hashes.get(name);
+    return hash !== undefined && secretsEqual(sha256Hex(given), hash);
+  }
+
+  private async ensure(name: GatewaySecretName, configured: string | undefined, variable: string): Promise<void> {
+    const repository = this.dataSource.getRepository(GatewaySecretEntity);
+    if (configured) {
+      await repository.upsert({ name, secretHash: sha256Hex(configured) }, ['name']);
+    } else {
+      const generated = randomSecret(32);
+      // ON CONFLICT DO NOTHING: when several instances start at once only the first one's secret is kept and shown.
+      const result = await repository
+        .createQueryBuilder()
+        .insert()
+        .values({ name, secretHash: sha256Hex(generated) })
+        .orIgnore()
+        .returning(['name'])
+        .execute();
+      if (result.raw.length > 0) {
+        process.stderr.write(
+          `\n  Atrium generated the deployment gateway's ${name} (shown only now; set ${variable} to choose your own):\n\n    ${generated}\n\n`,
+        );
+        this.logger.warn(`Generated ${name}; it was printed once on stderr. Set ${variable} to replace it.`);
+      }
+    }
+    const stored = await repository.findOneByOrFail({ name });
+    this.hashes.set(name, stored.secretHash);
+  }
+}

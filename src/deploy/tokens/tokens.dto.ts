@@ -1,0 +1,85 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayUnique, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { DEPLOY_PERMISSIONS, DeployPermission } from '../../config/app-config';
+import { NAMESPACE_PATTERN } from '../namespace';
+import type { AgentTokenEntity } from './agent-token.entity';
+
+/** Body of `POST /api/auth/register` (deployment-gateway.md, Endpoints). */
+export class RegisterAgentDto {
+  @ApiProperty({ description: 'The server\'s registration key (DEPLOY_REGISTRATION_KEY). Valid for registration only.', writeOnly: true })
+  @IsString() @IsNotEmpty() @MaxLength(256)
+  registrationKey: string;
+
+  @ApiPropertyOptional({ description: 'Stable id of the agent; one live token per agent (a new registration revokes the old token). Generated when absent.', maxLength: 128, example: 'claude-deployer-1' })
+  @IsOptional() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/, { message: 'agentId may use letters, digits and _ . : @ - (max 128)' })
+  agentId?: string;
+
+  @ApiPropertyOptional({ description: 'Human name of the agent instance (DEPLOY_INSTANCE_NAME).', maxLength: 128 })
+  @IsOptional() @IsString() @MaxLength(128)
+  instanceName?: string;
+
+  @ApiPropertyOptional({ description: 'The user\'s contactId: the namespace the token may publish to. When absent, `agent-<agentId>` is used.', pattern: NAMESPACE_PATTERN.source, example: 'c-10023' })
+  @IsOptional() @IsString() @Matches(NAMESPACE_PATTERN, { message: 'contactId may use letters, digits, _ and - (max 64), starting with a letter or digit' })
+  contactId?: string;
+
+  @ApiPropertyOptional({ description: 'Ask for fewer permissions than the server grants by default (least privilege). Each must be among DEPLOY_DEFAULT_PERMISSIONS, else 400. Default: all of them.', enum: DEPLOY_PERMISSIONS, isArray: true, example: ['deploy', 'list'] })
+  @IsOptional() @IsArray() @ArrayUnique() @IsIn(DEPLOY_PERMISSIONS, { each: true })
+  permissions?: DeployPermission[];
+}
+
+/** Result of a registration. The token is shown only here, once. */
+export class RegistrationResultDto {
+  @ApiProperty({ description: 'The agent token; send as `Authorization: Bearer <token>`. Shown once, stored only as a SHA-256 hash.', example: 'atr_1a2b3c4d_…' })
+  token: string;
+  @ApiProperty({ description: 'Public prefix of the token, used by admins to address it.', example: '1a2b3c4d' })
+  tokenPrefix: string;
+  @ApiProperty({ description: 'Permissions the token carries.', enum: DEPLOY_PERMISSIONS, isArray: true })
+  permissions: DeployPermission[];
+  @ApiProperty({ description: 'Agent id the token belongs to.' })
+  agentId: string;
+  @ApiProperty({ description: 'Instance name given at registration.', nullable: true, type: String })
+  instanceName: string | null;
+  @ApiProperty({ description: 'Namespace (contactId) the token works in.' })
+  contactId: string;
+}
+
+/** A token as the owner sees it: everything but the secret. */
+export class AgentTokenDto {
+  @ApiProperty({ description: 'Public prefix; address for revocation.' })
+  prefix: string;
+  @ApiProperty({ description: 'Agent id.' })
+  agentId: string;
+  @ApiProperty({ description: 'Instance name.', nullable: true, type: String })
+  instanceName: string | null;
+  @ApiProperty({ description: 'Namespace (contactId).' })
+  namespace: string;
+  @ApiProperty({ description: 'Permissions.', enum: DEPLOY_PERMISSIONS, isArray: true })
+  permissions: DeployPermission[];
+  @ApiProperty({ description: 'When the token was issued (ISO 8601, UTC).' })
+  createdAt: string;
+  @ApiProperty({ description: 'Last successful use, to the minute (ISO 8601).', nullable: true, type: String })
+  lastUsedAt: string | null;
+  @ApiProperty({ description: 'When it was revoked (ISO 8601), null while live.', nullable: true, type: String })
+  revokedAt: string | null;
+}
+
+/** Maps a token row to its admin view; never includes the hash. */
+export function toAgentTokenDto(token: AgentTokenEntity): AgentTokenDto {
+  return {
+    prefix: token.prefix,
+    agentId: token.agentId,
+    instanceName: token.instanceName,
+    namespace: token.namespace,
+    permissions: token.permissions,
+    createdAt: token.createdAt.toISOString(),
+    lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
+    revokedAt: token.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** Path parameter of the revoke endpoint. */
+export class TokenPrefixParams {
+  @ApiProperty({ description: 'Public token prefix (8 hex characters).', example: '1a2b3c4d' })
+  @Matches(/^[0-9a-f]{8}$/, { message: 'prefix is 8 lowercase hex characters' })
+  prefix: string;
+}
