@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+
+/** Finds a free TCP port on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/**
+ * Gives the e2e suites a PostgreSQL server: `DATABASE_URL` when set (CI), otherwise an embedded one in a temp
+ * directory, removed at teardown. Suites read the server's URL from `ATRIUM_TEST_DATABASE_URL` and create a fresh
+ * database each (test/support/test-app.ts).
+ */
+export default async function globalSetup(): Promise<void> {
+  if (process.env.DATABASE_URL) {
+    process.env.ATRIUM_TEST_DATABASE_URL = process.env.DATABASE_URL;
+    return;
+  }
+  // Not inside a mkdtemp folder: that is mode 0700, and as root the server runs as the `postgres` user.
+  const database = await startEmbeddedPostgres({
+    dataDir: join(tmpdir(), `atrium-test-pg-${randomBytes(6).toString('hex')}`),
+    port: await freePort(),
+    database: 'atrium_test',
+    persistent: false,
+  });
+  (globalThis as { atriumTestDatabase?: unknown }).atriumTestDatabase = database;
+  process.env.ATRIUM_TEST_DATABASE_URL = database.url;
+}

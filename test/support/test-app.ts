@@ -1,0 +1,90 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { NestFactory } from '@nestjs/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { AppModule } from '../../src/app.module';
+import { configureApp } from '../../src/app.setup';
+import { createRootLogger, PinoNestLogger } from '../../src/common/logging/logger';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+
+/** A running Atrium on 127.0.0.1 with its own fresh database and data folder. */
+export interface TestApp {
+  app: NestExpressApplication;
+  /** http://127.0.0.1:<port> */
+  baseUrl: string;
+  config: AppConfig;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export const TEST_REGISTRATION_KEY = 'test-registration-key-0123456789';
+export const TEST_OWNER_TOKEN = 'test-owner-token-0123456789abcdefghij';
+
+/** Finds a free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** `url` with its database name replaced. */
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/**
+ * Boots the real AppModule over real HTTP against a new database (created on the server of
+ * ATRIUM_TEST_DATABASE_URL, dropped on close), with data folders in a temp directory.
+ * @param env extra environment variables (strings, as the process would see them)
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const serverUrl = process.env.ATRIUM_TEST_DATABASE_URL;
+  if (!serverUrl) throw new Error('ATRIUM_TEST_DATABASE_URL is not set: run the e2e tests through jest (global-setup).');
+  const database = `atrium_e2e_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.end();
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'atrium-e2e-'));
+  const port = await freePort();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: 'silent',
+    DEPLOY_REGISTRATION_KEY: TEST_REGISTRATION_KEY,
+    DEPLOY_OWNER_TOKEN: TEST_OWNER_TOKEN,
+    DEPLOY_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ...env,
+  });
+  const logger = createRootLogger(config.logLevel);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, withDatabase(serverUrl, database)), {
+    logger: new PinoNestLogger(logger),
+  });
+  configureApp(app, config, logger);
+  await app.listen(port, '127.0.0.1');
+  return {
+    app,
+    baseUrl: `http://127.0.0.1:${port}`,
+    config,
+    dataDir,
+    close: async () => {
+      await app.close();
+      const cleanup = new Client({ connectionString: serverUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await cleanup.end();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
