@@ -44,6 +44,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
       customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info'),
       serializers: {
         req: (request: { method: string; url: string; remoteAddress?: string }) => ({ method: request.method, url: request.url.split('?')[0], remoteAddress: request.remoteAddress }),
+        res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
       },
     }),
   );

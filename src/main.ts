@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     : await startEmbeddedPostgres({
         dataDir: join(config.dataDir, 'postgres'),
         port: config.embeddedPostgresPort,
+        callerHandlesSignals: true,
         log: (line) => logger.debug({ context: 'EmbeddedPostgres' }, line),
       });
   if (embedded) logger.info({ context: 'EmbeddedPostgres', port: config.embeddedPostgresPort }, 'embedded PostgreSQL started');

