@@ -51,7 +51,12 @@ export async function startEmbeddedPostgres(options: {
   if (options.callerHandlesSignals) for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) exitHook.unhookEvent(signal);
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) {
     await mkdir(options.dataDir, { recursive: true });
-    await server.initialise();
+    await server.initialise().catch((error: Error) => {
+      const hint = /Permission denied/.test(error.message) && process.getuid?.() === 0
+        ? ` Running as root, PostgreSQL runs as the OS user "postgres": every folder above ${options.dataDir} must be traversable by it (chmod o+x).`
+        : '';
+      throw new Error(`${error.message}${hint}`);
+    });
   }
   await server.start();
   const client = server.getPgClient();
