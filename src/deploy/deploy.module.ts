@@ -60,10 +60,10 @@ export function uploadTempDir(config: AppConfig): string {
 export class DeployModule implements OnModuleInit {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  /** Creates the gateway's folders: sites (with its staging and trash), allowed directories, upload temp. */
+  /** Creates the gateway's folders: sites, allowed directories, upload temp (site-publisher makes `.staging`). */
   async onModuleInit(): Promise<void> {
     const { sitesDir, allowedDirs } = this.config.deploy;
-    for (const dir of [sitesDir, join(sitesDir, '.staging'), join(sitesDir, '.trash'), uploadTempDir(this.config), ...allowedDirs]) {
+    for (const dir of [sitesDir, uploadTempDir(this.config), ...allowedDirs]) {
       await mkdir(dir, { recursive: true });
     }
   }

@@ -8,9 +8,9 @@ import { deployArchive, newAgent, TestAgent } from '../support/deploy-factories'
 import { rawTar, rawTarGz } from '../support/raw-tar';
 import { startTestApp, TestApp } from '../support/test-app';
 
-/** Every file and folder under `dir`, relative. */
+/** Every file and folder under `dir`, relative; the (empty) staging folder itself does not count, its content does. */
 function tree(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort() : [];
+  return existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((entry) => entry !== '.staging').sort() : [];
 }
 
 describe('hostile archives are refused and leave nothing behind (deployment-gateway.md: POST /api/deploy)', () => {

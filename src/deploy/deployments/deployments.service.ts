@@ -1,16 +1,14 @@
-import { BadRequestException, ForbiddenException, Inject, Injectable, Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { BadRequestException, ConflictException, ForbiddenException, Inject, Injectable, Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { randomHexId } from '../../common/crypto/secrets';
 import { Page, PageQueryDto, toOrder, toPage } from '../../common/paging/page';
 import { AuditCaller, AuditService } from '../audit/audit.service';
 import type { DeployAgentPrincipal } from '../auth/deploy-principal';
 import { DeploymentEntity } from './deployment.entity';
 import { DeployResultDto, DeploymentDto, DeploySiteDto, toDeploymentDto } from './deployments.dto';
-import { ArchiveRejectedError, buildSiteDirectoryName, publishSiteArchive, removePublishedSite } from './site-publisher';
+import { ArchiveRejectedError, buildSiteDirectoryName, publishSiteArchive, removePublishedSite, withdrawPublishedSite } from './site-publisher';
 
 /** An uploaded archive as multer saved it. */
 export interface UploadedArchive {
@@ -55,6 +53,7 @@ export class DeploymentsService {
       });
     } catch (error) {
       if (error instanceof ArchiveRejectedError) throw new BadRequestException(`Archive rejected: ${error.message}`);
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new ConflictException('A site with this directory name exists; deploy again.');
       throw error;
     }
     try {
@@ -97,23 +96,18 @@ export class DeploymentsService {
   }
 
   /**
-   * Deletes a deployment of the caller's namespace and its files. The site is first moved aside (one rename, so
-   * it stops being served at once), the row and audit row deleted/written in one transaction, then the files removed.
+   * Deletes a deployment of the caller's namespace and its files: the row is deleted, the audit row written and
+   * the site taken off the web (one rename) in one transaction; the files are removed after it commits.
    * @throws NotFoundException (404) no such deployment in the caller's namespace
    */
   async remove(id: string, agent: DeployAgentPrincipal, caller: AuditCaller): Promise<void> {
-    const sitesRoot = this.config.deploy.sitesDir;
-    const trash = join(sitesRoot, '.trash', `${id}-${randomHexId(6)}`);
-    await this.dataSource.transaction(async (manager) => {
+    const withdrawn = await this.dataSource.transaction(async (manager) => {
       const deployment = await manager.findOne(DeploymentEntity, { where: { id, namespace: agent.namespace }, lock: { mode: 'pessimistic_write' } });
       if (!deployment) throw new NotFoundException(`No deployment ${id} in namespace ${agent.namespace}.`);
-      const siteDir = join(sitesRoot, deployment.namespace, deployment.directoryName);
       await manager.delete(DeploymentEntity, { id });
       await this.audit.record(caller, { action: 'delete', outcome: 'allowed', status: 204, target: `${id} ${deployment.directoryName}` }, manager);
-      await rename(siteDir, trash).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-      });
+      return withdrawPublishedSite({ sitesRoot: this.config.deploy.sitesDir, namespace: deployment.namespace, directoryName: deployment.directoryName });
     });
-    await rm(trash, { recursive: true, force: true }).catch((error: Error) => this.logger.warn(`Could not remove ${trash}: ${error.message}`));
+    if (withdrawn) await rm(withdrawn, { recursive: true, force: true }).catch((error: Error) => this.logger.warn(`Could not remove ${withdrawn}: ${error.message}`));
   }
 }

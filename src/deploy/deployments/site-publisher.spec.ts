@@ -260,6 +260,7 @@ describe('publishSiteArchive: rejected archives leave nothing behind', () => {
     ['a backslash `..`', [ok, { name: 'a\\..\\..\\evil.txt', body: Buffer.from('x') }]],
     ['a Windows drive path', [ok, { name: 'C:\\evil.txt', body: Buffer.from('x') }]],
     ['a pax header smuggling `..`', [ok, paxPath('../evil.txt'), { name: 'innocent.txt', body: Buffer.from('x') }]],
+    ['a name longer than 255 bytes', [ok, paxPath(`d/${'n'.repeat(300)}`), { name: 'x', body: Buffer.from('x') }]],
     ['a symlink', [ok, { name: 'link', type: '2', linkpath: '/etc/passwd' }]],
     ['a relative symlink', [ok, { name: 'link', type: '2', linkpath: 'index.html' }]],
     ['a hardlink', [ok, { name: 'hard', type: '1', linkpath: 'index.html' }]],
@@ -323,6 +324,7 @@ describe('publishSiteArchive: rejected archives leave nothing behind', () => {
       return (realOpen as (...args: unknown[]) => void)(path, ...rest);
     }) as typeof fs.open);
     const createWriteStream = jest.spyOn(fs, 'createWriteStream');
+    const openSync = jest.spyOn(fs, 'openSync');
 
     const started = Date.now();
     const error = await expectRejectedCleanly(archivePath);
@@ -332,6 +334,7 @@ describe('publishSiteArchive: rejected archives leave nothing behind', () => {
     expect(opened.some((path) => path.endsWith('small.bin'))).toBe(true); // the spy does see the writes
     expect(opened.some((path) => path.endsWith('zeros.bin'))).toBe(false);
     expect(createWriteStream.mock.calls.some(([path]) => String(path).endsWith('zeros.bin'))).toBe(false);
+    expect(openSync.mock.calls.some(([path]) => String(path).endsWith('zeros.bin'))).toBe(false);
   });
 
   it('stops counting bytes the moment the sum of many files passes the limit', async () => {
