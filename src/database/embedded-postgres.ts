@@ -44,7 +44,8 @@ export async function startEmbeddedPostgres(options: {
     user,
     password,
     persistent: options.persistent ?? true,
-    createPostgresUser: true,
+    // Only root needs (and may create) the separate OS user; a normal user runs PostgreSQL as itself.
+    createPostgresUser: process.getuid?.() === 0,
     onLog: (message: unknown) => log(String(message).trim()),
     onError: (message: unknown) => log(String(message).trim()),
   });

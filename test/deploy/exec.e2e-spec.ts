@@ -1,21 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { processesWith } from '../support/processes';
 import { join } from 'node:path';
 import request from 'supertest';
 import { newAgent, TestAgent } from '../support/deploy-factories';
 import { startTestApp, TEST_OWNER_TOKEN, TestApp } from '../support/test-app';
-
-/** Processes whose command line contains `marker`. */
-function processesWith(marker: string): string[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-      } catch {
-        return false;
-      }
-    });
-}
 
 const BLOCKED: [string, string][] = [
   ['rm -rf /', 'rm-root'],

@@ -1,20 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
-
-/** Finds a free TCP port on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+import { freePort } from './free-port';
 
 /**
  * Gives the e2e suites a PostgreSQL server: `DATABASE_URL` when set (CI), otherwise an embedded one in a temp

@@ -1,7 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { NestFactory } from '@nestjs/core';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -9,6 +8,7 @@ import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { createRootLogger, PinoNestLogger } from '../../src/common/logging/logger';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { freePort } from './free-port';
 
 /** A running Atrium on 127.0.0.1 with its own fresh database and data folder. */
 export interface TestApp {
@@ -22,18 +22,6 @@ export interface TestApp {
 
 export const TEST_REGISTRATION_KEY = 'test-registration-key-0123456789';
 export const TEST_OWNER_TOKEN = 'test-owner-token-0123456789abcdefghij';
-
-/** Finds a free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 /** `url` with its database name replaced. */
 function withDatabase(url: string, database: string): string {

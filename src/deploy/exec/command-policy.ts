@@ -22,7 +22,8 @@ export type CommandRuleId = (typeof COMMAND_RULE_IDS)[number];
 
 /**
  * Outcome of {@link evaluateCommand}: `{ allowed: true }`, or `{ allowed: false, rule, reason }` where `rule` is a
- * {@link CommandRuleId} and `reason` one sentence naming what matched (deployment-gateway.md, Errors: blocked commands).
+ * {@link CommandRuleId} and `reason` one sentence naming what matched
+ * (deployment-gateway.md, Errors: blocked commands).
  */
 export interface CommandVerdict {
   allowed: boolean;
@@ -34,6 +35,8 @@ export interface CommandVerdict {
 interface NormalisedCommand {
   program: string;
   args: string[];
+  /** Reached through `xargs`, so stdin becomes its arguments (for an interpreter: its code). */
+  viaXargs: boolean;
 }
 
 /** How a program's options are spelled, so operands can be told apart from option values. */
@@ -78,7 +81,7 @@ const WRAPPERS = new Map<string, OptionSpec>([
     'sudo',
     {
       valueShort: 'ugpCDrtTUR',
-      valueLong: ['--user', '--group', '--prompt', '--close-from', '--chdir', '--role', '--type', '--command-timeout', '--other-user', '--chroot', '--host'],
+      valueLong: ['--user', '--group', '--prompt', '--close-from', '--chdir', '--role', '--type', '--command-timeout'],
       assignments: true,
     },
   ],
@@ -90,7 +93,13 @@ const WRAPPERS = new Map<string, OptionSpec>([
   ['exec', { valueShort: 'a' }],
   ['command', {}],
   ['builtin', {}],
-  ['xargs', { valueShort: 'aEdILnPs', valueLong: ['--arg-file', '--delimiter', '--max-lines', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'] }],
+  [
+    'xargs',
+    {
+      valueShort: 'aEdILnPs',
+      valueLong: ['--arg-file', '--delimiter', '--max-lines', '--max-args', '--max-procs', '--max-chars'],
+    },
+  ],
   ['time', { valueShort: 'fo', valueLong: ['--format', '--output'] }],
   ['stdbuf', { valueShort: 'ioe', valueLong: ['--input', '--output', '--error'] }],
   ['setsid', {}],
@@ -105,7 +114,13 @@ const INTERPRETERS: readonly InterpreterSpec[] = [
   { names: /^python[0-9.]*$/, inlineShort: 'cm', valueShort: 'WX' },
   { names: /^perl[0-9.]*$/, inlineShort: 'eE' },
   { names: /^ruby[0-9.]*$/, inlineShort: 'e', valueShort: 'rIC' },
-  { names: /^(node|nodejs)$/, inlineShort: 'ep', inlineLong: ['--eval', '--print'], valueShort: 'r', valueLong: ['--require', '--import', '--loader'] },
+  {
+    names: /^(node|nodejs)$/,
+    inlineShort: 'ep',
+    inlineLong: ['--eval', '--print'],
+    valueShort: 'r',
+    valueLong: ['--require', '--import', '--loader'],
+  },
   { names: /^php[0-9.]*$/, inlineShort: 'rfRBEF', valueShort: 'cdzt' },
 ];
 
@@ -127,17 +142,19 @@ const STOP_ACTIONS = new Set(['stop', 'kill', 'disable', 'mask', 'force-stop']);
 
 const SYSTEMCTL_OPTIONS: OptionSpec = {
   valueShort: 'tspPHMno',
-  valueLong: ['--type', '--state', '--property', '--signal', '--kill-whom', '--kill-value', '--host', '--machine', '--lines', '--output', '--job-mode', '--root', '--image', '--what', '--message', '--when'],
+  valueLong: ['--type', '--state', '--property', '--signal', '--kill-whom', '--host', '--machine', '--lines', '--output'],
   permute: true,
 };
 
-/** `/`, a top-level system directory (`/lib*` included) or the home sentinel below. */
+/** `/`, a top-level system directory (`/lib*` included). */
 const PROTECTED_DIRECTORY = /^\/(bin|boot|dev|etc|home|lib[^/]*|opt|proc|root|sbin|srv|sys|usr|var)?$/;
 /** Stand-in absolute path for `~` / `$HOME`, so `$HOME/..` normalises to the protected `/home`. */
 const HOME_SENTINEL = '/home/~';
 
+type CommandRule = { id: CommandRuleId; match: (command: NormalisedCommand) => string | undefined };
+
 /** Blocked-list rules that look at one normalised simple command; the pipeline rule lives in the walker. */
-const SIMPLE_COMMAND_RULES: ReadonlyArray<{ id: CommandRuleId; match: (command: NormalisedCommand) => string | undefined }> = [
+const SIMPLE_COMMAND_RULES: readonly CommandRule[] = [
   { id: 'rm-root', match: matchRootDeletion },
   { id: 'shutdown', match: matchShutdown },
   { id: 'mkfs', match: matchDiskFormatting },
@@ -147,7 +164,7 @@ const SIMPLE_COMMAND_RULES: ReadonlyArray<{ id: CommandRuleId; match: (command: 
   { id: 'stop-web-server', match: matchWebServerStop },
 ];
 
-// One parser for the process: Parse resets its state and the returned tree does not share buffers with it.
+// Creating a parser is the expensive part; Parse resets it per call (nested re-parses during a walk are tested).
 const parser = syntax.NewParser();
 
 /**
@@ -171,33 +188,46 @@ function parse(script: string): syntax.File | CommandVerdict {
   try {
     return parser.Parse(script, 'command');
   } catch (error) {
-    const message = typeof (error as syntax.ParseError)?.Error === 'function' ? (error as syntax.ParseError).Error() : String(error);
-    return refuse('unparsable', `The shell parser rejected the command (${message.replace(/^command:/, '')}).`);
+    return refuse('unparsable', `The shell parser rejected the command (${describeError(error)}).`);
   }
 }
 
-/** Script text needed while walking: the UTF-8 bytes (node offsets are byte offsets) and the nesting depth. */
+function describeError(error: unknown): string {
+  const parseError = error as Partial<syntax.ParseError> | null;
+  const message = typeof parseError?.Error === 'function' ? parseError.Error() : String(error);
+  return message.replace(/^command:/, '');
+}
+
+/** Per-script walk state: UTF-8 bytes (node offsets count bytes), nesting depth, pipelines already checked. */
 interface ScriptContext {
   bytes: Buffer;
   depth: number;
+  checkedPipelines: Set<number>;
 }
 
 function walkScript(file: syntax.File, script: string, depth: number): CommandVerdict {
-  const context: ScriptContext = { bytes: Buffer.from(script, 'utf8'), depth };
+  const context: ScriptContext = { bytes: Buffer.from(script, 'utf8'), depth, checkedPipelines: new Set() };
   let verdict = ALLOWED;
-  syntax.Walk(file, (node) => {
-    if (node === null || !verdict.allowed) return false;
-    const type = syntax.NodeType(node);
-    if (type === 'Stmt') verdict = checkStatement(node as syntax.Stmt, context);
-    else if (type === 'BinaryCmd') verdict = checkPipeline(node as syntax.BinaryCmd, context);
-    return verdict.allowed;
-  });
+  try {
+    syntax.Walk(file, (node) => {
+      if (node === null || !verdict.allowed) return false;
+      const type = syntax.NodeType(node);
+      if (type === 'Stmt') verdict = checkStatement(node as syntax.Stmt, context);
+      else if (type === 'BinaryCmd') verdict = checkPipeline(node as syntax.BinaryCmd, context);
+      return verdict.allowed;
+    });
+  } catch (error) {
+    // Only a pathological tree (e.g. stack overflow) gets here; fail closed.
+    return refuse('unparsable', `The command is too complex to check (${describeError(error)}).`);
+  }
   return verdict;
 }
 
 /** Re-parses a script found inside the command (`sh -c`, `eval`, heredoc, echoed text); empty is fine here. */
 function evaluateNested(script: string, depth: number): CommandVerdict {
-  if (depth > MAX_NESTING) return refuse('unparsable', `The command nests shell scripts more than ${MAX_NESTING} levels deep.`);
+  if (depth > MAX_NESTING) {
+    return refuse('unparsable', `The command nests shell scripts more than ${MAX_NESTING} levels deep.`);
+  }
   const file = parse(script);
   return 'Stmts' in file ? walkScript(file, script, depth) : file;
 }
@@ -219,7 +249,10 @@ function checkStatement(statement: syntax.Stmt, context: ScriptContext): Command
   const fedWords = runsCode ? [...words, ...redirectWords(statement)] : [words[0]];
   const downloader = fedWords.map((word) => downloaderIn(word, context)).find(Boolean);
   if (downloader !== undefined) {
-    return refuse('download-to-shell', `The output of "${downloader}" is substituted into "${command.program}", which would run the downloaded code.`);
+    return refuse(
+      'download-to-shell',
+      `The output of "${downloader}" is substituted into "${command.program}", which would run the downloaded code.`,
+    );
   }
 
   for (const script of nestedScripts(command, statement, context)) {
@@ -231,7 +264,11 @@ function checkStatement(statement: syntax.Stmt, context: ScriptContext): Command
 
 /** `downloader | … | interpreter`, plus `echo '<script>' | sh`, whose echoed text is checked as a script. */
 function checkPipeline(pipeline: syntax.BinaryCmd, context: ScriptContext): CommandVerdict {
-  if (pipeline.Op !== OP_PIPE && pipeline.Op !== OP_PIPE_ALL) return ALLOWED;
+  // `a | b | c` nests as `(a | b) | c`; the inner node starts where the outer one does and was covered by it.
+  const start = pipeline.Pos().Offset();
+  if (!isPipe(pipeline) || context.checkedPipelines.has(start)) return ALLOWED;
+  context.checkedPipelines.add(start);
+
   const stages = pipelineStages(pipeline);
   let downloader: string | undefined;
   for (const [index, stage] of stages.entries()) {
@@ -239,10 +276,13 @@ function checkPipeline(pipeline: syntax.BinaryCmd, context: ScriptContext): Comm
     const interpreter = commands.find(readsProgramFromStdin);
     if (index > 0 && interpreter !== undefined) {
       if (downloader !== undefined) {
-        return refuse('download-to-shell', `The output of "${downloader}" is piped into "${interpreter.program}", which would run the downloaded code.`);
+        return refuse(
+          'download-to-shell',
+          `The output of "${downloader}" is piped into "${interpreter.program}", which would run the downloaded code.`,
+        );
       }
-      const echoed = SHELLS.test(interpreter.program) ? echoedScript(stages[index - 1], context) : undefined;
-      const verdict = echoed === undefined ? ALLOWED : evaluateNested(echoed, context.depth + 1);
+      const written = SHELLS.test(interpreter.program) ? writtenText(stages[index - 1], context) : undefined;
+      const verdict = written === undefined ? ALLOWED : evaluateNested(written, context.depth + 1);
       if (!verdict.allowed) return verdict;
     }
     downloader ??= commands.find((command) => DOWNLOADERS.has(command.program))?.program;
@@ -250,12 +290,21 @@ function checkPipeline(pipeline: syntax.BinaryCmd, context: ScriptContext): Comm
   return ALLOWED;
 }
 
+function isPipe(node: syntax.Node | null): node is syntax.BinaryCmd {
+  if (node === null || syntax.NodeType(node) !== 'BinaryCmd') return false;
+  const op = (node as syntax.BinaryCmd).Op;
+  return op === OP_PIPE || op === OP_PIPE_ALL;
+}
+
 function pipelineStages(pipeline: syntax.BinaryCmd): syntax.Stmt[] {
-  return [pipeline.X, pipeline.Y].flatMap((side) => {
-    const inner = side.Cmd;
-    const isPipe = inner !== null && syntax.NodeType(inner) === 'BinaryCmd' && [OP_PIPE, OP_PIPE_ALL].includes((inner as syntax.BinaryCmd).Op);
-    return isPipe ? pipelineStages(inner as syntax.BinaryCmd) : [side];
-  });
+  const stages: syntax.Stmt[] = [pipeline.Y];
+  let left = pipeline.X;
+  // Iterative on the left spine, so long pipelines do not recurse deeply.
+  while (isPipe(left.Cmd)) {
+    stages.unshift(left.Cmd.Y);
+    left = left.Cmd.X;
+  }
+  return [left, ...stages];
 }
 
 function callOf(statement: syntax.Stmt): syntax.CallExpr | undefined {
@@ -281,29 +330,39 @@ function downloaderIn(word: syntax.Word, context: ScriptContext): string | undef
 }
 
 function redirectWords(statement: syntax.Stmt): syntax.Word[] {
-  return statement.Redirs.flatMap((redirect) => [redirect.Word, redirect.Hdoc].filter((word): word is syntax.Word => word !== null));
+  return statement.Redirs.flatMap((redirect) =>
+    [redirect.Word, redirect.Hdoc].filter((word): word is syntax.Word => word !== null),
+  );
 }
 
-/** Scripts a command runs that are only visible as strings: `sh -c '…'`, `eval …`, heredocs/herestrings fed to a shell. */
+/** Scripts only visible as strings: `sh -c '…'`, `eval …`, heredocs/herestrings fed to a shell. */
 function nestedScripts(command: NormalisedCommand, statement: syntax.Stmt, context: ScriptContext): string[] {
   if (command.program === 'eval') return [command.args.join(' ')];
   if (!SHELLS.test(command.program)) return [];
   const { options, operands } = parseArgs(command.args, SHELL_OPTIONS);
   if (options.has('-c')) return operands.slice(0, 1);
-  if (!readsProgramFromStdin(command)) return [];
+  return readsProgramFromStdin(command) ? inlineInput(statement, context) : [];
+}
+
+/** Heredoc bodies and herestrings given to a statement as stdin. */
+function inlineInput(statement: syntax.Stmt, context: ScriptContext): string[] {
   return statement.Redirs.flatMap((redirect) => {
-    if ((redirect.Op === OP_HEREDOC || redirect.Op === OP_HEREDOC_DASH) && redirect.Hdoc !== null) return [wordValue(redirect.Hdoc, context, true)];
+    const isHeredoc = redirect.Op === OP_HEREDOC || redirect.Op === OP_HEREDOC_DASH;
+    if (isHeredoc && redirect.Hdoc !== null) return [wordValue(redirect.Hdoc, context, true)];
     if (redirect.Op === OP_HERESTRING && redirect.Word !== null) return [wordValue(redirect.Word, context)];
     return [];
   });
 }
 
-/** The text an `echo`/`printf` stage writes, when that stage is a single such command. */
-function echoedScript(stage: syntax.Stmt, context: ScriptContext): string | undefined {
+/** The literal text a pipeline stage writes: `echo`/`printf` arguments, or a heredoc passed through bare `cat`. */
+function writtenText(stage: syntax.Stmt, context: ScriptContext): string | undefined {
   const call = callOf(stage);
   const command = call && normalise(call.Args.map((word) => wordValue(word, context)));
-  if (command?.program === 'echo') return command.args.filter((arg, index) => !(index === 0 && /^-[neE]+$/.test(arg))).join(' ');
+  if (command?.program === 'echo') {
+    return command.args.filter((arg, index) => !(index === 0 && /^-[neE]+$/.test(arg))).join(' ');
+  }
   if (command?.program === 'printf') return command.args.join(' ').replace(/\\n/g, '\n');
+  if (command?.program === 'cat' && command.args.length === 0) return inlineInput(stage, context).join('\n');
   return undefined;
 }
 
@@ -315,30 +374,37 @@ function interpreterOf(program: string): InterpreterSpec | undefined {
 function readsProgramFromStdin(command: NormalisedCommand): boolean {
   const spec = interpreterOf(command.program);
   if (spec === undefined) return false;
+  if (command.viaXargs) return true;
   const { options, operands } = parseArgs(command.args, spec);
-  const inline = [...options.keys()].some((option) => spec.inlineShort.includes(option.slice(1)) && option.length === 2) || spec.inlineLong?.some((option) => options.has(option));
-  if (inline) return false;
+  const hasInlineProgram =
+    [...spec.inlineShort].some((letter) => options.has(`-${letter}`)) ||
+    (spec.inlineLong ?? []).some((option) => options.has(option));
+  if (hasInlineProgram) return false;
   if (spec.stdinShort !== undefined && options.has(`-${spec.stdinShort}`)) return true;
   return operands.length === 0 || STDIN_PATHS.has(operands[0]);
 }
 
-/**
- * Strips wrappers until the real program is reached; undefined when nothing is executed (`command -v x`, bare `sudo`).
- */
+/** Strips wrappers until the real program is reached; undefined when nothing runs (`command -v x`, bare `nohup`). */
 function normalise(argv: string[]): NormalisedCommand | undefined {
   let words = argv;
+  let viaXargs = false;
   for (let hops = 0; words.length > 0 && hops < 16; hops++) {
     const program = posix.basename(words[0]);
     const spec = WRAPPERS.get(program);
     if (spec === undefined) break;
     const { options, operands } = parseArgs(words.slice(1), spec);
     if (program === 'command' && (options.has('-v') || options.has('-V'))) return undefined;
+    // A bare `sudo -s` / `sudo -i` starts a shell that reads commands from stdin.
+    if (program === 'sudo' && operands.length === 0 && (options.has('-s') || options.has('-i'))) {
+      return { program: 'sh', args: [], viaXargs };
+    }
+    viaXargs ||= program === 'xargs';
     words = program === 'timeout' ? operands.slice(1) : operands;
     // `env -S 'rm -rf /'` splits its value into the command line.
     const split = program === 'env' ? (options.get('-S') ?? options.get('--split-string')) : undefined;
     if (split) words = [...split.split(/\s+/).filter(Boolean), ...words];
   }
-  return words.length > 0 ? { program: posix.basename(words[0]), args: words.slice(1) } : undefined;
+  return words.length > 0 ? { program: posix.basename(words[0]), args: words.slice(1), viaXargs } : undefined;
 }
 
 /**
@@ -357,8 +423,8 @@ function parseArgs(args: readonly string[], spec: OptionSpec): { options: Map<st
     if (arg.startsWith('--')) {
       const equals = arg.indexOf('=');
       const name = equals < 0 ? arg : arg.slice(0, equals);
-      const value = equals >= 0 ? arg.slice(equals + 1) : spec.valueLong?.includes(name) ? (args[++index] ?? '') : '';
-      options.set(name, value);
+      const takesNextWord = equals < 0 && spec.valueLong?.includes(name);
+      options.set(name, equals >= 0 ? arg.slice(equals + 1) : takesNextWord ? (args[++index] ?? '') : '');
     } else if (arg.length > 1 && (arg[0] === '-' || (spec.plusOptions && arg[0] === '+'))) {
       for (let position = 1; position < arg.length; position++) {
         const letter = arg[position];
@@ -394,20 +460,21 @@ function partValue(part: syntax.Node, context: ScriptContext, mode: 'raw' | 'unq
     case 'Lit': {
       const value = (part as syntax.Lit).Value;
       if (mode === 'raw') return value;
-      if (mode === 'double') return value.replace(/\\([$`"\\\n])/g, (_, escaped: string) => (escaped === '\n' ? '' : escaped));
-      return value.replace(/\\(.)/gs, (_, escaped: string) => (escaped === '\n' ? '' : escaped));
+      const escape = mode === 'double' ? /\\([$`"\\\n])/g : /\\(.)/gs;
+      return value.replace(escape, (_, escaped: string) => (escaped === '\n' ? '' : escaped));
     }
     case 'SglQuoted': {
       const quoted = part as syntax.SglQuoted;
       return quoted.Dollar ? decodeAnsiC(quoted.Value) : quoted.Value;
     }
-    case 'DblQuoted':
-      return (part as syntax.DblQuoted).Parts.map((inner) => partValue(inner, context, mode === 'raw' ? 'raw' : 'double')).join('');
+    case 'DblQuoted': {
+      const innerMode = mode === 'raw' ? 'raw' : 'double';
+      return (part as syntax.DblQuoted).Parts.map((inner) => partValue(inner, context, innerMode)).join('');
+    }
     case 'ParamExp': {
-      const expansion = part as syntax.ParamExp;
-      const plain =
-        expansion.Param !== null && !expansion.Excl && !expansion.Length && !expansion.Width && !expansion.Index && !expansion.Slice && !expansion.Repl && !expansion.Exp;
-      return plain ? `$${expansion.Param!.Value}` : sourceText(part, context);
+      const { Param, Excl, Length, Width, Index, Slice, Repl, Exp } = part as syntax.ParamExp;
+      const plain = Param !== null && !Excl && !Length && !Width && !Index && !Slice && !Repl && !Exp;
+      return plain ? `$${Param.Value}` : sourceText(part, context);
     }
     default:
       return sourceText(part, context);
@@ -418,7 +485,7 @@ function sourceText(node: syntax.Node, context: ScriptContext): string {
   return context.bytes.subarray(node.Pos().Offset(), node.End().Offset()).toString('utf8');
 }
 
-const ANSI_C_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
+const ANSI_C_ESCAPES = new Map(Object.entries({ a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' }));
 
 /** Decodes the escapes of a `$'…'` string, so `$'\x72m'` reads `rm`. */
 function decodeAnsiC(value: string): string {
@@ -429,7 +496,7 @@ function decodeAnsiC(value: string): string {
     }
     if (/^[0-7]/.test(escape)) return String.fromCharCode(parseInt(escape, 8));
     if (escape.startsWith('c')) return String.fromCharCode(escape.charCodeAt(1) & 0x1f);
-    return Object.hasOwn(ANSI_C_ESCAPES, escape) ? ANSI_C_ESCAPES[escape] : escape;
+    return ANSI_C_ESCAPES.get(escape) ?? escape;
   });
 }
 
@@ -441,8 +508,8 @@ function refuse(rule: CommandRuleId, reason: string): CommandVerdict {
 function matchRootDeletion({ program, args }: NormalisedCommand): string | undefined {
   if (program !== 'rm') return undefined;
   let recursive = false;
-  const targets: string[] = [];
   let optionsEnded = false;
+  const targets: string[] = [];
   for (const arg of args) {
     if (optionsEnded || arg === '-' || !arg.startsWith('-')) {
       targets.push(arg);
@@ -450,14 +517,15 @@ function matchRootDeletion({ program, args }: NormalisedCommand): string | undef
       optionsEnded = true;
     } else if (arg.startsWith('--')) {
       // GNU accepts unambiguous prefixes (`--rec`, `--no-p`).
-      if (arg.length > 2 && '--no-preserve-root'.startsWith(arg)) return 'rm with --no-preserve-root would allow deleting the filesystem root.';
-      if (arg.length > 2 && '--recursive'.startsWith(arg)) recursive = true;
+      if ('--no-preserve-root'.startsWith(arg)) return 'rm with --no-preserve-root would allow deleting the root.';
+      if ('--recursive'.startsWith(arg)) recursive = true;
     } else if (/[rR]/.test(arg)) {
       recursive = true;
     }
   }
   const target = recursive ? targets.find(isProtectedPath) : undefined;
-  return target === undefined ? undefined : `rm would recursively delete "${target}", the filesystem root or a top-level system directory.`;
+  if (target === undefined) return undefined;
+  return `rm would recursively delete "${target}", the filesystem root, a top-level system or the home directory.`;
 }
 
 function isProtectedPath(target: string): boolean {
@@ -487,7 +555,10 @@ function matchShutdown(command: NormalisedCommand): string | undefined {
     return `"${program}" to runlevel 0 or 6 would shut down or reboot the server.`;
   }
   const service = program === 'systemctl' ? serviceAction(command) : undefined;
-  if (service && (POWER_VERBS.has(service.action) || (['start', 'isolate'].includes(service.action) && service.units.some((unit) => POWER_TARGETS.has(unit))))) {
+  if (service === undefined) return undefined;
+  const startsPowerTarget =
+    ['start', 'isolate'].includes(service.action) && service.units.some((unit) => POWER_TARGETS.has(unit));
+  if (POWER_VERBS.has(service.action) || startsPowerTarget) {
     return `"systemctl ${service.action}" would shut down or reboot the server.`;
   }
   return undefined;
@@ -496,7 +567,9 @@ function matchShutdown(command: NormalisedCommand): string | undefined {
 function matchDiskFormatting({ program, args }: NormalisedCommand): string | undefined {
   if (DISK_FORMATTERS.has(program) || program.startsWith('mkfs.')) return `"${program}" would format or wipe a disk.`;
   // Listing partitions (`fdisk -l`) is read-only.
-  if (PARTITION_EDITORS.has(program) && !args.some((arg) => arg === '-l' || arg === '--list')) return `"${program}" would rewrite a disk's partition table.`;
+  if (PARTITION_EDITORS.has(program) && !args.some((arg) => arg === '-l' || arg === '--list')) {
+    return `"${program}" would rewrite a disk's partition table.`;
+  }
   return undefined;
 }
 
@@ -511,14 +584,17 @@ function matchFirewallFlush({ program, args }: NormalisedCommand): string | unde
     if (flush !== undefined) return `"${program} ${flush}" would flush or delete firewall rules.`;
   }
   // nft accepts its command as one quoted word too: `nft 'flush ruleset'`.
-  if (program === 'nft' && args.flatMap((arg) => arg.split(/\s+/)).includes('flush')) return '"nft flush" would remove firewall rules.';
+  if (program === 'nft' && args.flatMap((arg) => arg.split(/\s+/)).includes('flush')) {
+    return '"nft flush" would remove firewall rules.';
+  }
   return undefined;
 }
 
 function matchFirewallDisable(command: NormalisedCommand): string | undefined {
   const { program, args } = command;
-  if (program === 'ufw' && parseArgs(args, { permute: true }).operands.some((operand) => ['disable', 'reset', 'stop'].includes(operand))) {
-    return '"ufw disable" would turn the firewall off.';
+  if (program === 'ufw') {
+    const verb = parseArgs(args, { permute: true }).operands.find((operand) => ['disable', 'reset', 'stop'].includes(operand));
+    if (verb !== undefined) return `"ufw ${verb}" would turn the firewall off.`;
   }
   const service = serviceAction(command);
   const unit = service && STOP_ACTIONS.has(service.action) ? service.units.find((name) => FIREWALL_UNITS.has(name)) : undefined;
@@ -531,9 +607,13 @@ function matchWebServerStop(command: NormalisedCommand): string | undefined {
     // `nginx -s stop`, or the init script `/etc/init.d/nginx stop`.
     const { options, operands } = parseArgs(args, { valueShort: 'scpeg', permute: true });
     const signal = options.get('-s');
-    if (signal === 'stop' || signal === 'quit' || STOP_ACTIONS.has(operands[0] ?? '')) return 'This would stop the nginx web server.';
+    if (signal === 'stop' || signal === 'quit' || STOP_ACTIONS.has(operands[0] ?? '')) {
+      return 'This would stop the nginx web server.';
+    }
   }
-  if ((program === 'killall' || program === 'pkill') && args.some((arg) => arg.includes('nginx'))) return `"${program}" would kill the nginx web server.`;
+  if ((program === 'killall' || program === 'pkill') && args.some((arg) => arg.includes('nginx'))) {
+    return `"${program}" would kill the nginx web server.`;
+  }
   const service = serviceAction(command);
   const unit = service && STOP_ACTIONS.has(service.action) ? service.units.find((name) => WEB_SERVER_UNITS.has(name)) : undefined;
   return unit === undefined ? undefined : `"${program} ${service!.action} ${unit}" would stop the web server.`;

@@ -1,20 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { processesWith } from '../../../test/support/processes';
 import { tmpdir } from 'node:os';
 import { runCommand } from './command-runner';
-
-/** Processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 describe('runCommand', () => {
   const options = { cwd: tmpdir(), timeoutMs: 5_000, maxOutputBytes: 1024 };
