@@ -54,6 +54,8 @@ const BLOCKED: ReadonlyArray<[command: string, rule: CommandRuleId]> = [
   ['ls\nrm -rf /', 'rm-root'],
   ['echo $(rm -rf /)', 'rm-root'],
   ['echo "`rm -rf /`"', 'rm-root'],
+  ['echo ${x:$(rm -rf /)}', 'rm-root'],
+  ['echo ${x/a/$(reboot)}', 'shutdown'],
   ['(cd /tmp && rm -rf /)', 'rm-root'],
   ['{ rm -rf /; }', 'rm-root'],
   ['if true; then rm -rf /; fi', 'rm-root'],
@@ -210,6 +212,21 @@ describe('evaluateCommand', () => {
     let command = 'echo hi';
     for (let level = 0; level < 10; level++) command = `eval ${JSON.stringify(command)}`;
     expect(evaluateCommand(command)).toMatchObject({ allowed: false, rule: 'unparsable' });
+  });
+
+  it('finds a blocked command at the end of a long chain', () => {
+    expect(evaluateCommand(`${'true && '.repeat(60)}rm -rf /`)).toMatchObject({ allowed: false, rule: 'rm-root' });
+    expect(evaluateCommand(`${'echo a | '.repeat(20)}rm -rf /`)).toMatchObject({ allowed: false, rule: 'rm-root' });
+  });
+
+  it('refuses a chain too long to check quickly, without overflowing the stack, and stays usable afterwards', () => {
+    // syntax.Walk of the GopherJS build overflows on about a thousand chained commands; the work budget refuses first.
+    const started = performance.now();
+    expect(evaluateCommand(`${'true && '.repeat(1200)}rm -rf /`)).toMatchObject({ allowed: false, rule: 'unparsable', reason: expect.stringMatching(/too complex/) });
+    expect(evaluateCommand(`${'a | '.repeat(2000)}b`)).toMatchObject({ allowed: false, rule: 'unparsable' });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(evaluateCommand('rm -rf /')).toMatchObject({ allowed: false, rule: 'rm-root' });
+    expect(evaluateCommand('ls')).toEqual({ allowed: true });
   });
 
   it('only reports rule ids from COMMAND_RULE_IDS', () => {

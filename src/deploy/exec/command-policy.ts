@@ -1,6 +1,9 @@
 import { syntax } from 'mvdan-sh';
 import { posix } from 'node:path';
 
+// Loading mvdan-sh (GopherJS) sets Error.stackTraceLimit = Infinity for the whole process; put back Node's default.
+Error.stackTraceLimit = 10;
+
 /**
  * Stable ids of the rules that can refuse a command (deployment-gateway.md, Errors: blocked commands).
  * `unparsable` covers empty input and anything the shell parser rejects, so the policy fails closed.
@@ -142,7 +145,7 @@ const STOP_ACTIONS = new Set(['stop', 'kill', 'disable', 'mask', 'force-stop']);
 
 const SYSTEMCTL_OPTIONS: OptionSpec = {
   valueShort: 'tspPHMno',
-  valueLong: ['--type', '--state', '--property', '--signal', '--kill-whom', '--host', '--machine', '--lines', '--output'],
+  valueLong: ['--type', '--state', '--property', '--signal', '--host', '--machine', '--lines', '--output'],
   permute: true,
 };
 
@@ -177,6 +180,7 @@ const parser = syntax.NewParser();
  * @returns `{ allowed: true }`, or `{ allowed: false, rule, reason }` for the first rule that matched
  */
 export function evaluateCommand(command: string): CommandVerdict {
+  remainingVisits = MAX_NODE_VISITS;
   const file = parse(command);
   if (!('Stmts' in file)) return file;
   if (file.Stmts.length === 0) return refuse('unparsable', 'The command is empty.');
@@ -209,18 +213,58 @@ function walkScript(file: syntax.File, script: string, depth: number): CommandVe
   const context: ScriptContext = { bytes: Buffer.from(script, 'utf8'), depth, checkedPipelines: new Set() };
   let verdict = ALLOWED;
   try {
-    syntax.Walk(file, (node) => {
-      if (node === null || !verdict.allowed) return false;
+    visitNodes(file, (node) => {
+      if (!verdict.allowed) return false;
       const type = syntax.NodeType(node);
       if (type === 'Stmt') verdict = checkStatement(node as syntax.Stmt, context);
       else if (type === 'BinaryCmd') verdict = checkPipeline(node as syntax.BinaryCmd, context);
       return verdict.allowed;
     });
   } catch (error) {
-    // Only a pathological tree (e.g. stack overflow) gets here; fail closed.
-    return refuse('unparsable', `The command is too complex to check (${describeError(error)}).`);
+    if (error instanceof CommandTooComplexError) return refuse('unparsable', error.message);
+    // Not expected for a tree the parser produced; fail closed all the same.
+    return refuse('unparsable', `The command could not be checked (${describeError(error)}).`);
   }
   return verdict;
+}
+
+/**
+ * Pre-order visit of every syntax node under `root`; `visit` returns false to skip a node's children. Iterative on
+ * purpose: the recursive `syntax.Walk` of the GopherJS build overflows the stack on long chains (1,000 `a | b | …`
+ * stages) or deep nesting, and leaves its runtime broken for the next call.
+ */
+function visitNodes(root: syntax.Node, visit: (node: syntax.Node) => boolean): void {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    if (--remainingVisits < 0) throw new CommandTooComplexError();
+    const value = pending.pop();
+    if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) pending.push(value[index]);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    // Nodes have a Pos() method; field-only structs (a `${x:off:len}` slice, a `${x/a/b}` replacement) are walked too.
+    if (typeof (value as Partial<syntax.Node>).Pos === 'function' && !visit(value as syntax.Node)) continue;
+    // Own properties are the Go struct fields, plus GopherJS internals (`$type`, `__internal_object__`).
+    const record = value as Record<string, unknown>;
+    const fields = Object.getOwnPropertyNames(record).filter((name) => !name.startsWith('$') && !name.startsWith('__'));
+    for (let index = fields.length - 1; index >= 0; index--) pending.push(record[fields[index]]);
+  }
+}
+
+/**
+ * Work budget of one evaluation, in syntax-tree values visited (nested scripts included). Checking costs tens of
+ * microseconds per value on the event loop, so a command with thousands of chained stages is refused as too
+ * complex (fail closed, ~0.3 s at most) instead of blocking the server for seconds.
+ */
+const MAX_NODE_VISITS = 8_000;
+let remainingVisits = MAX_NODE_VISITS;
+
+/** Thrown when an evaluation runs out of {@link MAX_NODE_VISITS}. */
+class CommandTooComplexError extends Error {
+  constructor() {
+    super('The command is too complex to check (too many chained commands); split it into several calls.');
+  }
 }
 
 /** Re-parses a script found inside the command (`sh -c`, `eval`, heredoc, echoed text); empty is fine here. */
@@ -265,8 +309,9 @@ function checkStatement(statement: syntax.Stmt, context: ScriptContext): Command
 /** `downloader | … | interpreter`, plus `echo '<script>' | sh`, whose echoed text is checked as a script. */
 function checkPipeline(pipeline: syntax.BinaryCmd, context: ScriptContext): CommandVerdict {
   // `a | b | c` nests as `(a | b) | c`; the inner node starts where the outer one does and was covered by it.
+  if (!isPipe(pipeline)) return ALLOWED;
   const start = pipeline.Pos().Offset();
-  if (!isPipe(pipeline) || context.checkedPipelines.has(start)) return ALLOWED;
+  if (context.checkedPipelines.has(start)) return ALLOWED;
   context.checkedPipelines.add(start);
 
   const stages = pipelineStages(pipeline);
@@ -315,8 +360,8 @@ function callOf(statement: syntax.Stmt): syntax.CallExpr | undefined {
 /** Every simple command under `node` (substitutions included), normalised. */
 function simpleCommandsIn(node: syntax.Node, context: ScriptContext): NormalisedCommand[] {
   const commands: NormalisedCommand[] = [];
-  syntax.Walk(node, (child) => {
-    const call = child !== null && syntax.NodeType(child) === 'Stmt' ? callOf(child as syntax.Stmt) : undefined;
+  visitNodes(node, (child) => {
+    const call = syntax.NodeType(child) === 'Stmt' ? callOf(child as syntax.Stmt) : undefined;
     const command = call && normalise(call.Args.map((word) => wordValue(word, context)));
     if (command) commands.push(command);
     return true;
@@ -485,11 +530,14 @@ function sourceText(node: syntax.Node, context: ScriptContext): string {
   return context.bytes.subarray(node.Pos().Offset(), node.End().Offset()).toString('utf8');
 }
 
-const ANSI_C_ESCAPES = new Map(Object.entries({ a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' }));
+const ANSI_C_ESCAPES = new Map(
+  Object.entries({ a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' }),
+);
+const ANSI_C_ESCAPE = /\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs;
 
 /** Decodes the escapes of a `$'…'` string, so `$'\x72m'` reads `rm`. */
 function decodeAnsiC(value: string): string {
-  return value.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (_, escape: string) => {
+  return value.replace(ANSI_C_ESCAPE, (_, escape: string) => {
     if (/^[xuU]/.test(escape)) {
       const codePoint = parseInt(escape.slice(1), 16);
       return String.fromCodePoint(codePoint > 0x10ffff ? 0xfffd : codePoint);
@@ -548,6 +596,15 @@ function serviceAction({ program, args }: NormalisedCommand): { action: string; 
   return undefined;
 }
 
+type StoppedUnit = { action: string; unit?: string };
+
+/** The first of `units` that a systemctl/service command stops, kills, disables or masks. */
+function stoppedUnit(command: NormalisedCommand, units: ReadonlySet<string>): StoppedUnit | undefined {
+  const service = serviceAction(command);
+  if (service === undefined || !STOP_ACTIONS.has(service.action)) return undefined;
+  return { action: service.action, unit: service.units.find((name) => units.has(name)) };
+}
+
 function matchShutdown(command: NormalisedCommand): string | undefined {
   const { program, args } = command;
   if (POWER_PROGRAMS.has(program)) return `"${program}" would shut down or reboot the server.`;
@@ -593,12 +650,12 @@ function matchFirewallFlush({ program, args }: NormalisedCommand): string | unde
 function matchFirewallDisable(command: NormalisedCommand): string | undefined {
   const { program, args } = command;
   if (program === 'ufw') {
-    const verb = parseArgs(args, { permute: true }).operands.find((operand) => ['disable', 'reset', 'stop'].includes(operand));
+    const { operands } = parseArgs(args, { permute: true });
+    const verb = operands.find((operand) => ['disable', 'reset', 'stop'].includes(operand));
     if (verb !== undefined) return `"ufw ${verb}" would turn the firewall off.`;
   }
-  const service = serviceAction(command);
-  const unit = service && STOP_ACTIONS.has(service.action) ? service.units.find((name) => FIREWALL_UNITS.has(name)) : undefined;
-  return unit === undefined ? undefined : `"${program} ${service!.action} ${unit}" would turn the firewall off.`;
+  const { action, unit } = stoppedUnit(command, FIREWALL_UNITS) ?? {};
+  return unit === undefined ? undefined : `"${program} ${action} ${unit}" would turn the firewall off.`;
 }
 
 function matchWebServerStop(command: NormalisedCommand): string | undefined {
@@ -614,7 +671,6 @@ function matchWebServerStop(command: NormalisedCommand): string | undefined {
   if ((program === 'killall' || program === 'pkill') && args.some((arg) => arg.includes('nginx'))) {
     return `"${program}" would kill the nginx web server.`;
   }
-  const service = serviceAction(command);
-  const unit = service && STOP_ACTIONS.has(service.action) ? service.units.find((name) => WEB_SERVER_UNITS.has(name)) : undefined;
-  return unit === undefined ? undefined : `"${program} ${service!.action} ${unit}" would stop the web server.`;
+  const { action, unit } = stoppedUnit(command, WEB_SERVER_UNITS) ?? {};
+  return unit === undefined ? undefined : `"${program} ${action} ${unit}" would stop the web server.`;
 }

@@ -116,7 +116,5 @@ declare module 'mvdan-sh' {
     function NewParser(): Parser;
     /** The Go type name without package, e.g. "CallExpr". */
     function NodeType(node: Node): string;
-    /** Depth-first walk; returning false skips the node's children; called with null after each subtree. */
-    function Walk(node: Node, visit: (node: Node | null) => boolean): void;
   }
 }
