@@ -1,76 +1,30 @@
 import axios, { AxiosError, type AxiosProgressEvent, type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import { promises as fs, openAsBlob } from 'node:fs';
 import * as path from 'node:path';
+import type { Page } from '../../common/paging/page';
+import type { DeployResultDto, DeploymentDto } from '../../deploy/deployments/deployments.dto';
+import type { ExecResultDto } from '../../deploy/exec/exec.dto';
+import type { HealthDto } from '../../deploy/health/health.controller';
+import type { RegistrationResultDto } from '../../deploy/tokens/tokens.dto';
+import type { UploadResultDto } from '../../deploy/uploads/uploads.dto';
 import { type DeployClientConfig, readConfig, resolveConfigPath, writeConfig } from './client-config';
 
+// The wire shapes are the server's own response DTOs (type-only imports: nothing of the server is loaded), so the
+// client cannot drift from the API it calls.
 /** 201 body of POST /api/auth/register (deployment-gateway.md, Authentication). */
-export interface RegisterResult {
-  token: string;
-  tokenPrefix: string;
-  permissions: string[];
-  agentId: string;
-  instanceName: string | null;
-  contactId: string | null;
-}
-
-/** 201 body of POST /api/deploy. `bytes` is the archive size; `elapsedSeconds` is measured by the server. */
-export interface DeployResult {
-  id: string;
-  url: string;
-  directoryName: string;
-  contactId: string;
-  projectName: string;
-  fileCount: number;
-  bytes: number;
-  elapsedSeconds: number;
-  deployedAt: string;
-}
-
+export type RegisterResult = RegistrationResultDto;
+/** 201 body of POST /api/deploy; `elapsedSeconds` is measured by the server. */
+export type DeployResult = DeployResultDto;
 /** 201 body of POST /api/upload: stored absolute path, size in bytes and hex SHA-256 of the content. */
-export interface UploadResult {
-  path: string;
-  bytes: number;
-  sha256: string;
-}
-
+export type UploadResult = UploadResultDto;
 /** 200 body of POST /api/exec. `durationMs` in milliseconds; outputs may be truncated by the server. */
-export interface ExecResult {
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  durationMs: number;
-  stdout: string;
-  stderr: string;
-  stdoutTruncated: boolean;
-  stderrTruncated: boolean;
-}
-
+export type ExecResult = ExecResultDto;
 /** One row of GET /api/deployments. */
-export interface DeploymentSummary {
-  id: string;
-  directoryName: string;
-  url: string;
-  projectName: string;
-  contactId: string;
-  deployedAt: string;
-  bytes: number;
-  fileCount: number;
-}
-
+export type DeploymentSummary = DeploymentDto;
 /** Page envelope of GET /api/deployments (`page` is zero-based). */
-export interface DeploymentPage {
-  content: DeploymentSummary[];
-  page: number;
-  size: number;
-  totalElements: number;
-  totalPages: number;
-}
-
+export type DeploymentPage = Page<DeploymentDto>;
 /** 200 body of GET /api/health. */
-export interface HealthResult {
-  status: string;
-  database: string;
-}
+export type HealthResult = HealthDto;
 
 /** Upload progress callback: bytes sent so far and total request bytes (undefined when unknown). */
 export type ProgressListener = (loadedBytes: number, totalBytes: number | undefined) => void;
