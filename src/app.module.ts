@@ -6,6 +6,7 @@ import type { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DeployModule } from './deploy/deploy.module';
+import { EvaluationModule } from './evaluation/evaluation.module';
 
 /** The Atrium application: shared kernel plus the wings (DESIGN.md, Shape). */
 @Module({})
@@ -17,7 +18,7 @@ export class AppModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), DeployModule],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), DeployModule, EvaluationModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

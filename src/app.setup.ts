@@ -8,6 +8,7 @@ import { createValidationPipe } from './common/http/validation';
 import type { AppConfig } from './config/app-config';
 import { DEPLOY_AGENT_SCHEME, DEPLOY_OWNER_SCHEME } from './deploy/auth/deploy-auth.strategies';
 import { siteServingMiddleware } from './deploy/sites/site-serving';
+import { EVAL_API_KEY_SCHEME, EVAL_SESSION_SCHEME } from './evaluation/auth/evaluation-auth';
 
 /**
  * Builds the OpenAPI 3 document of every wing, with its security schemes (DESIGN.md, Examples: the contract is in
@@ -24,8 +25,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('0.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Agent token from POST /api/auth/register (`atr_<prefix>_<secret>`).' }, DEPLOY_AGENT_SCHEME)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Owner credential (DEPLOY_OWNER_TOKEN, or generated at first start).' }, DEPLOY_OWNER_SCHEME)
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Evaluation API key (one of EVAL_API_KEYS).' }, EVAL_API_KEY_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Evaluation session token from POST /api/auth/sign-in.' }, EVAL_SESSION_SCHEME)
     .addTag('deploy', 'Deployment gateway (deployment-gateway.md)')
     .addTag('deploy: admin', 'Deployment gateway, owner only')
+    .addTag('evaluation', 'Evaluation platform (evaluation-platform.md)')
+    .addTag('evaluation: model configurations', 'Evaluation platform: central model configuration')
     .build();
   return SwaggerModule.createDocument(app, config);
 }

@@ -93,6 +93,28 @@ export class EnvironmentVariables {
 
   @IsOptional() @Type(() => Number) @IsInt() @Min(1024)
   EXEC_MAX_OUTPUT_BYTES: number = 1024 * 1024;
+
+  /** Comma-separated API keys accepted by the evaluation platform (header X-API-Key). */
+  @IsOptional() @Transform(toList) @IsString({ each: true }) @MinLength(16, { each: true, message: 'each of EVAL_API_KEYS must be at least 16 characters' })
+  EVAL_API_KEYS: string[] = [];
+
+  /** Administrator password for POST /api/auth/sign-in; unset = sign-in disabled. */
+  @IsOptional() @IsString() @MinLength(8, { message: 'EVAL_ADMIN_PASSWORD must be at least 8 characters' })
+  EVAL_ADMIN_PASSWORD?: string;
+
+  /** HMAC key of session tokens; unset = random per process (sessions end at restart and are not shared between instances). */
+  @IsOptional() @IsString() @MinLength(32, { message: 'EVAL_SESSION_SECRET must be at least 32 characters' })
+  EVAL_SESSION_SECRET?: string;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(60_000)
+  EVAL_SESSION_TTL_MS: number = 12 * 60 * 60 * 1000;
+
+  /** Failed sign-ins per client address within EVAL_SIGN_IN_WINDOW_MS before 429. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_SIGN_IN_MAX_FAILURES: number = 5;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1000)
+  EVAL_SIGN_IN_WINDOW_MS: number = 15 * 60 * 1000;
 }
 
 /** Typed, resolved configuration (absolute paths, derived defaults filled in). */
@@ -119,6 +141,14 @@ export interface AppConfig {
     maxUploadBytes: number;
   };
   exec: { defaultTimeoutMs: number; maxTimeoutMs: number; maxOutputBytes: number };
+  evaluation: {
+    apiKeys: string[];
+    adminPassword?: string;
+    sessionSecret?: string;
+    sessionTtlMs: number;
+    signInMaxFailures: number;
+    signInWindowMs: number;
+  };
 }
 
 /** Thrown at start-up when an environment variable is invalid; the message names each bad variable. */
@@ -168,6 +198,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       defaultTimeoutMs: vars.EXEC_DEFAULT_TIMEOUT_MS,
       maxTimeoutMs: vars.EXEC_MAX_TIMEOUT_MS,
       maxOutputBytes: vars.EXEC_MAX_OUTPUT_BYTES,
+    },
+    evaluation: {
+      apiKeys: vars.EVAL_API_KEYS,
+      adminPassword: vars.EVAL_ADMIN_PASSWORD,
+      sessionSecret: vars.EVAL_SESSION_SECRET,
+      sessionTtlMs: vars.EVAL_SESSION_TTL_MS,
+      signInMaxFailures: vars.EVAL_SIGN_IN_MAX_FAILURES,
+      signInWindowMs: vars.EVAL_SIGN_IN_WINDOW_MS,
     },
   };
 }

@@ -19,8 +19,8 @@ export interface AuthRequirement {
   strategy: Type<CredentialStrategy>;
   /** The permission or right the credential must carry, if any. */
   permission?: string;
-  /** OpenAPI security scheme name; undefined when the credential is not a standard scheme (a key in the body). */
-  securityScheme?: string;
+  /** OpenAPI security scheme name(s), any one of which is accepted; none when the credential is not a standard scheme (a key in the body). */
+  securityScheme?: string | string[];
 }
 
 export const AUTH_REQUIREMENT = 'atrium:auth-requirement';
@@ -31,11 +31,12 @@ export const PUBLIC_ROUTE = 'atrium:public';
  * permission it needs. Also writes the OpenAPI security entry, 401/403 responses and an `x-atrium-auth` extension,
  * so the document shows each route's rule (DESIGN.md, Examples: secure by default).
  */
-export function Authenticated(strategy: Type<CredentialStrategy>, options: { permission?: string; securityScheme?: string } = {}) {
+export function Authenticated(strategy: Type<CredentialStrategy>, options: { permission?: string; securityScheme?: string | string[] } = {}) {
   const requirement: AuthRequirement = { strategy, ...options };
+  const schemes = options.securityScheme === undefined ? [] : [options.securityScheme].flat();
   return applyDecorators(
     SetMetadata(AUTH_REQUIREMENT, requirement),
-    ...(options.securityScheme ? [ApiSecurity(options.securityScheme)] : []),
+    ...schemes.map((scheme) => ApiSecurity(scheme)),
     ApiExtension('x-atrium-auth', { credential: strategy.name, permission: options.permission ?? null }),
     ApiUnauthorizedResponse({ description: 'No credential, or an unknown or revoked one (problem+json).' }),
     ApiForbiddenResponse({ description: 'The credential lacks the right for this operation (problem+json).' }),

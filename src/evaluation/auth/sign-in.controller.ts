@@ -1,0 +1,43 @@
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import type { Request } from 'express';
+import { Public } from '../../common/auth/auth.decorators';
+import { EvaluationSessions } from './evaluation-auth';
+
+/** Body of `POST /api/auth/sign-in`. */
+export class SignInDto {
+  @ApiProperty({ description: 'The administrator password (EVAL_ADMIN_PASSWORD).', writeOnly: true })
+  @IsString() @IsNotEmpty() @MaxLength(256)
+  password: string;
+}
+
+/** A session token for the evaluation platform. */
+export class SessionDto {
+  @ApiProperty({ description: 'Session token; send as `Authorization: Bearer <token>` to evaluation routes.' })
+  token: string;
+  @ApiProperty({ description: 'When the token stops working (ISO 8601, UTC).' })
+  expiresAt: string;
+}
+
+/** Sign-in of the evaluation platform (evaluation-platform.md, Authentication; path not shown in the spec). */
+@ApiTags('evaluation')
+@Controller('api/auth')
+export class SignInController {
+  constructor(private readonly sessions: EvaluationSessions) {}
+
+  @Post('sign-in')
+  @HttpCode(200)
+  @Public()
+  @ApiOperation({
+    summary: 'Sign in with the administrator password',
+    description: 'Returns an HMAC-signed session token valid for EVAL_SESSION_TTL_MS. 401 wrong password or sign-in disabled; 429 after EVAL_SIGN_IN_MAX_FAILURES failures from one address within EVAL_SIGN_IN_WINDOW_MS.',
+  })
+  @ApiOkResponse({ type: SessionDto })
+  @ApiUnauthorizedResponse({ description: 'Wrong password, or EVAL_ADMIN_PASSWORD not set.' })
+  @ApiTooManyRequestsResponse({ description: 'Too many failed sign-ins from this address.' })
+  async signIn(@Body() body: SignInDto, @Req() request: Request): Promise<SessionDto> {
+    const session = await this.sessions.signIn(body.password, request.ip ?? 'unknown');
+    return { token: session.token, expiresAt: session.expiresAt.toISOString() };
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EvaluationCredentialStrategy, EvaluationSessions } from './auth/evaluation-auth';
+import { SignInController } from './auth/sign-in.controller';
+import { SignInFailureEntity } from './auth/sign-in-failure.entity';
+import { ModelConfigEntity } from './model-configs/model-config.entity';
+import { ModelConfigsController } from './model-configs/model-configs.controller';
+import { ModelConfigsService } from './model-configs/model-configs.service';
+
+/** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations. */
+@Module({
+  imports: [TypeOrmModule.forFeature([SignInFailureEntity, ModelConfigEntity])],
+  controllers: [SignInController, ModelConfigsController],
+  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService],
+  exports: [ModelConfigsService],
+})
+export class EvaluationModule {}

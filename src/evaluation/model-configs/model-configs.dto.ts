@@ -1,0 +1,88 @@
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
+import { PageQueryDto } from '../../common/paging/page';
+import {
+  MODEL_PROVIDERS,
+  MODEL_PURPOSES,
+  MODEL_TYPES,
+  ModelConfigEntity,
+  ModelProvider,
+  ModelPurpose,
+  ModelType,
+} from './model-config.entity';
+
+/** Body of `POST /api/model-configs`. */
+export class CreateModelConfigDto {
+  @ApiProperty({ description: 'Display name.', maxLength: 128, example: 'judge-gpt' })
+  @IsString() @IsNotEmpty() @MaxLength(128)
+  name: string;
+
+  @ApiPropertyOptional({ description: 'Provider protocol.', enum: MODEL_PROVIDERS, default: 'openai_compatible' })
+  @IsOptional() @IsIn(MODEL_PROVIDERS)
+  provider?: ModelProvider;
+
+  @ApiProperty({ description: 'Base URL of the OpenAI-compatible API (…/v1).', example: 'http://127.0.0.1:8000/v1' })
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }) @MaxLength(2048)
+  baseUrl: string;
+
+  @ApiProperty({ description: 'Model name sent to the API.', maxLength: 128, example: 'qwen2.5-72b-instruct' })
+  @IsString() @IsNotEmpty() @MaxLength(128)
+  model: string;
+
+  @ApiPropertyOptional({ description: 'API key; write-only (never returned). Omit on update to keep it; send "" to clear it.', writeOnly: true })
+  @IsOptional() @IsString() @MaxLength(4096)
+  apiKey?: string;
+
+  @ApiPropertyOptional({ description: 'Model type.', enum: MODEL_TYPES, default: 'chat' })
+  @IsOptional() @IsIn(MODEL_TYPES)
+  type?: ModelType;
+
+  @ApiPropertyOptional({ description: 'What the platform uses it for.', enum: MODEL_PURPOSES, default: 'general' })
+  @IsOptional() @IsIn(MODEL_PURPOSES)
+  purpose?: ModelPurpose;
+
+  @ApiPropertyOptional({ description: 'Capability metadata (free-form JSON object).', type: 'object', additionalProperties: true, example: { contextWindow: 128000, jsonMode: true } })
+  @IsOptional() @IsObject()
+  capabilities?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'Disabled configurations are never used.', default: true })
+  @IsOptional() @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({ description: 'Make this the analysis default; clears the previous holder. Only an enabled chat configuration may hold it (400 otherwise).', default: false })
+  @IsOptional() @IsBoolean()
+  isAnalysisDefault?: boolean;
+}
+
+/** Body of `PATCH /api/model-configs/{id}`: any subset of the create fields. */
+export class UpdateModelConfigDto extends PartialType(CreateModelConfigDto) {}
+
+/** Query of `GET /api/model-configs`. */
+export class ModelConfigQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Only this purpose.', enum: MODEL_PURPOSES })
+  @IsOptional() @IsIn(MODEL_PURPOSES)
+  purpose?: ModelPurpose;
+}
+
+/** A model configuration as returned: everything but the key. */
+export class ModelConfigDto {
+  @ApiProperty({ description: 'Id (UUID).' }) id: string;
+  @ApiProperty({ description: 'Display name.' }) name: string;
+  @ApiProperty({ description: 'Provider protocol.', enum: MODEL_PROVIDERS }) provider: ModelProvider;
+  @ApiProperty({ description: 'Base URL.' }) baseUrl: string;
+  @ApiProperty({ description: 'Model name.' }) model: string;
+  @ApiProperty({ description: 'Whether an API key is stored (the key itself is never returned).' }) hasApiKey: boolean;
+  @ApiProperty({ description: 'Model type.', enum: MODEL_TYPES }) type: ModelType;
+  @ApiProperty({ description: 'Purpose.', enum: MODEL_PURPOSES }) purpose: ModelPurpose;
+  @ApiProperty({ description: 'Capability metadata.', type: 'object', additionalProperties: true }) capabilities: Record<string, unknown>;
+  @ApiProperty({ description: 'Enabled flag.' }) enabled: boolean;
+  @ApiProperty({ description: 'The one analysis default.' }) isAnalysisDefault: boolean;
+  @ApiProperty({ description: 'Created (ISO 8601).' }) createdAt: string;
+  @ApiProperty({ description: 'Last updated (ISO 8601).' }) updatedAt: string;
+}
+
+/** Maps a row to its response; the key never leaves. */
+export function toModelConfigDto(row: ModelConfigEntity): ModelConfigDto {
+  const { apiKey, createdAt, updatedAt, ...rest } = row;
+  return { ...rest, hasApiKey: Boolean(apiKey), createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+}
