@@ -48,41 +48,41 @@ describe('evaluation platform: credentials and model configurations (evaluation-
 
   describe('model configurations', () => {
     const withKey = (test: request.Test) => test.set('X-API-Key', API_KEY);
-    const create = (body: object) => withKey(api().post('/api/model-configs')).send({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', ...body });
+    const create = (body: object) => withKey(api().post('/api/model-configs')).send({ base_url: 'http://127.0.0.1:9/v1', model: 'm', ...body });
 
     it('creates, reads, updates and deletes, never returning the API key', async () => {
-      const created = await create({ name: 'judge', apiKey: 'sk-secret-value', purpose: 'judge' }).expect(201);
-      expect(created.body).toMatchObject({ name: 'judge', hasApiKey: true, type: 'chat', enabled: true, isAnalysisDefault: false });
+      const created = await create({ name: 'judge', api_key: 'sk-secret-value', purpose: 'judge' }).expect(201);
+      expect(created.body).toMatchObject({ name: 'judge', has_api_key: true, type: 'chat', enabled: true, is_analysis_default: false });
       expect(JSON.stringify(created.body)).not.toContain('sk-secret-value');
       const read = await withKey(api().get(`/api/model-configs/${created.body.id}`)).expect(200);
       expect(JSON.stringify(read.body)).not.toContain('sk-secret-value');
       const updated = await withKey(api().patch(`/api/model-configs/${created.body.id}`)).send({ model: 'm2' }).expect(200);
-      expect(updated.body).toMatchObject({ model: 'm2', hasApiKey: true });
-      const cleared = await withKey(api().patch(`/api/model-configs/${created.body.id}`)).send({ apiKey: '' }).expect(200);
-      expect(cleared.body.hasApiKey).toBe(false);
+      expect(updated.body).toMatchObject({ model: 'm2', has_api_key: true });
+      const cleared = await withKey(api().patch(`/api/model-configs/${created.body.id}`)).send({ api_key: '' }).expect(200);
+      expect(cleared.body.has_api_key).toBe(false);
       await withKey(api().delete(`/api/model-configs/${created.body.id}`)).expect(204);
       await withKey(api().get(`/api/model-configs/${created.body.id}`)).expect(404);
       await create({ name: 'bad', provider: 'azure' }).expect(400);
-      await create({ name: 'bad', baseUrl: 'ftp://x' }).expect(400);
+      await create({ name: 'bad', base_url: 'ftp://x' }).expect(400);
     });
 
     it('allows only an enabled chat configuration to be the analysis default (rule 5)', async () => {
-      await create({ name: 'embedder', type: 'embedding', isAnalysisDefault: true }).expect(400);
-      await create({ name: 'off', enabled: false, isAnalysisDefault: true }).expect(400);
-      const holder = await create({ name: 'analyst', isAnalysisDefault: true }).expect(201);
+      await create({ name: 'embedder', type: 'embedding', is_analysis_default: true }).expect(400);
+      await create({ name: 'off', enabled: false, is_analysis_default: true }).expect(400);
+      const holder = await create({ name: 'analyst', is_analysis_default: true }).expect(201);
       await withKey(api().patch(`/api/model-configs/${holder.body.id}`)).send({ enabled: false }).expect(400);
-      const next = await create({ name: 'analyst-2', isAnalysisDefault: true }).expect(201);
-      expect(next.body.isAnalysisDefault).toBe(true);
+      const next = await create({ name: 'analyst-2', is_analysis_default: true }).expect(201);
+      expect(next.body.is_analysis_default).toBe(true);
       const previous = await withKey(api().get(`/api/model-configs/${holder.body.id}`)).expect(200);
-      expect(previous.body.isAnalysisDefault).toBe(false);
+      expect(previous.body.is_analysis_default).toBe(false);
     });
 
     it('keeps exactly one analysis default under concurrent requests', async () => {
       const ids = await Promise.all(['c1', 'c2', 'c3', 'c4'].map(async (name) => (await create({ name }).expect(201)).body.id as string));
-      const responses = await Promise.all(ids.map((id) => withKey(api().patch(`/api/model-configs/${id}`)).send({ isAnalysisDefault: true })));
+      const responses = await Promise.all(ids.map((id) => withKey(api().patch(`/api/model-configs/${id}`)).send({ is_analysis_default: true })));
       expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
       const all = await withKey(api().get('/api/model-configs')).query({ size: 200 }).expect(200);
-      const defaults = all.body.content.filter((row: { isAnalysisDefault: boolean }) => row.isAnalysisDefault);
+      const defaults = all.body.content.filter((row: { is_analysis_default: boolean }) => row.is_analysis_default);
       expect(defaults).toHaveLength(1);
       expect(ids).toContain(defaults[0].id);
     });

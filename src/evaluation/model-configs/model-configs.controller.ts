@@ -14,7 +14,7 @@ export class ModelConfigsController {
   constructor(private readonly modelConfigs: ModelConfigsService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a model configuration', description: 'The API key is write-only. `isAnalysisDefault: true` clears the previous holder in the same transaction; only an enabled chat configuration may hold it (400).' })
+  @ApiOperation({ summary: 'Create a model configuration', description: 'The API key is write-only. `is_analysis_default: true` clears the previous holder in the same transaction; only an enabled chat configuration may hold it (400).' })
   @ApiCreatedResponse({ type: ModelConfigDto })
   @ApiBadRequestResponse({ description: 'Invalid fields, or rule 5 refused.' })
   create(@Body() body: CreateModelConfigDto): Promise<ModelConfigDto> {
@@ -37,7 +37,7 @@ export class ModelConfigsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change a model configuration', description: 'Any subset of fields. Omitting apiKey keeps it. Rule 5 applies to isAnalysisDefault (400).' })
+  @ApiOperation({ summary: 'Change a model configuration', description: 'Any subset of fields. Omitting api_key keeps it. Rule 5 applies to is_analysis_default (400).' })
   @ApiOkResponse({ type: ModelConfigDto })
   @ApiNotFoundResponse({ description: 'Unknown id.' })
   update(@Param('id', ParseUUIDPipe) id: string, @Body() body: UpdateModelConfigDto): Promise<ModelConfigDto> {

@@ -11,7 +11,7 @@ import {
   ModelType,
 } from './model-config.entity';
 
-/** Body of `POST /api/model-configs`. */
+/** Body of `POST /api/model-configs`. Evaluation APIs use the spec's snake_case field names. */
 export class CreateModelConfigDto {
   @ApiProperty({ description: 'Display name.', maxLength: 128, example: 'judge-gpt' })
   @IsString() @IsNotEmpty() @MaxLength(128)
@@ -23,7 +23,7 @@ export class CreateModelConfigDto {
 
   @ApiProperty({ description: 'Base URL of the OpenAI-compatible API (…/v1).', example: 'http://127.0.0.1:8000/v1' })
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }) @MaxLength(2048)
-  baseUrl: string;
+  base_url: string;
 
   @ApiProperty({ description: 'Model name sent to the API.', maxLength: 128, example: 'qwen2.5-72b-instruct' })
   @IsString() @IsNotEmpty() @MaxLength(128)
@@ -31,7 +31,7 @@ export class CreateModelConfigDto {
 
   @ApiPropertyOptional({ description: 'API key; write-only (never returned). Omit on update to keep it; send "" to clear it.', writeOnly: true })
   @IsOptional() @IsString() @MaxLength(4096)
-  apiKey?: string;
+  api_key?: string;
 
   @ApiPropertyOptional({ description: 'Model type.', enum: MODEL_TYPES, default: 'chat' })
   @IsOptional() @IsIn(MODEL_TYPES)
@@ -49,9 +49,9 @@ export class CreateModelConfigDto {
   @IsOptional() @IsBoolean()
   enabled?: boolean;
 
-  @ApiPropertyOptional({ description: 'Make this the analysis default; clears the previous holder. Only an enabled chat configuration may hold it (400 otherwise).', default: false })
+  @ApiPropertyOptional({ description: 'Make this the analysis default (rule 5); clears the previous holder. Only an enabled chat configuration may hold it (400 otherwise).', default: false })
   @IsOptional() @IsBoolean()
-  isAnalysisDefault?: boolean;
+  is_analysis_default?: boolean;
 }
 
 /** Body of `PATCH /api/model-configs/{id}`: any subset of the create fields. */
@@ -69,20 +69,33 @@ export class ModelConfigDto {
   @ApiProperty({ description: 'Id (UUID).' }) id: string;
   @ApiProperty({ description: 'Display name.' }) name: string;
   @ApiProperty({ description: 'Provider protocol.', enum: MODEL_PROVIDERS }) provider: ModelProvider;
-  @ApiProperty({ description: 'Base URL.' }) baseUrl: string;
+  @ApiProperty({ description: 'Base URL.' }) base_url: string;
   @ApiProperty({ description: 'Model name.' }) model: string;
-  @ApiProperty({ description: 'Whether an API key is stored (the key itself is never returned).' }) hasApiKey: boolean;
+  @ApiProperty({ description: 'Whether an API key is stored (the key itself is never returned).' }) has_api_key: boolean;
   @ApiProperty({ description: 'Model type.', enum: MODEL_TYPES }) type: ModelType;
   @ApiProperty({ description: 'Purpose.', enum: MODEL_PURPOSES }) purpose: ModelPurpose;
   @ApiProperty({ description: 'Capability metadata.', type: 'object', additionalProperties: true }) capabilities: Record<string, unknown>;
   @ApiProperty({ description: 'Enabled flag.' }) enabled: boolean;
-  @ApiProperty({ description: 'The one analysis default.' }) isAnalysisDefault: boolean;
-  @ApiProperty({ description: 'Created (ISO 8601).' }) createdAt: string;
-  @ApiProperty({ description: 'Last updated (ISO 8601).' }) updatedAt: string;
+  @ApiProperty({ description: 'The one analysis default.' }) is_analysis_default: boolean;
+  @ApiProperty({ description: 'Created (ISO 8601).' }) created_at: string;
+  @ApiProperty({ description: 'Last updated (ISO 8601).' }) updated_at: string;
 }
 
 /** Maps a row to its response; the key never leaves. */
 export function toModelConfigDto(row: ModelConfigEntity): ModelConfigDto {
-  const { apiKey, createdAt, updatedAt, ...rest } = row;
-  return { ...rest, hasApiKey: Boolean(apiKey), createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+  return {
+    id: row.id,
+    name: row.name,
+    provider: row.provider,
+    base_url: row.baseUrl,
+    model: row.model,
+    has_api_key: Boolean(row.apiKey),
+    type: row.type,
+    purpose: row.purpose,
+    capabilities: row.capabilities,
+    enabled: row.enabled,
+    is_analysis_default: row.isAnalysisDefault,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
 }

@@ -20,9 +20,9 @@ export class ModelConfigsService {
       const row = manager.create(ModelConfigEntity, {
         name: input.name,
         provider: input.provider ?? 'openai_compatible',
-        baseUrl: input.baseUrl,
+        baseUrl: input.base_url,
         model: input.model,
-        apiKey: input.apiKey || null,
+        apiKey: input.api_key || null,
         type: input.type ?? 'chat',
         purpose: input.purpose ?? 'general',
         capabilities: input.capabilities ?? {},
@@ -30,7 +30,7 @@ export class ModelConfigsService {
         isAnalysisDefault: false,
       });
       await manager.save(row);
-      if (input.isAnalysisDefault) await this.makeAnalysisDefault(manager, row);
+      if (input.is_analysis_default) await this.makeAnalysisDefault(manager, row);
       return toModelConfigDto(row);
     });
   }
@@ -61,8 +61,9 @@ export class ModelConfigsService {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(ANALYSIS_DEFAULT_LOCK, ['eval.analysis-default']);
       const row = await this.find(manager, id);
-      const { isAnalysisDefault, apiKey, ...fields } = input;
+      const { is_analysis_default: isAnalysisDefault, api_key: apiKey, base_url: baseUrl, ...fields } = input;
       Object.assign(row, fields);
+      if (baseUrl !== undefined) row.baseUrl = baseUrl;
       if (apiKey !== undefined) row.apiKey = apiKey || null;
       if (row.isAnalysisDefault && isAnalysisDefault !== false) {
         const refusal = analysisDefaultRefusal(row);
