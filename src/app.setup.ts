@@ -31,6 +31,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('deploy: admin', 'Deployment gateway, owner only')
     .addTag('evaluation', 'Evaluation platform (evaluation-platform.md)')
     .addTag('evaluation: model configurations', 'Evaluation platform: central model configuration')
+    .addTag('evaluation: scenarios', 'Evaluation platform: scenarios and their versions')
     .build();
   return SwaggerModule.createDocument(app, config);
 }

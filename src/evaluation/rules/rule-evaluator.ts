@@ -1,0 +1,406 @@
+import { distance } from 'fastest-levenshtein';
+import { compileJsonSchema, describeSchemaErrors } from './json-schema';
+import { detectRefusal } from './refusal';
+import {
+  BASE_RULE_TYPES,
+  type BaseRuleType,
+  NEGATABLE_RULE_TYPES,
+  type ReplyUnderTest,
+  type RubricJudge,
+  type RuleDefinition,
+  type RuleResult,
+} from './rule.types';
+
+/** Characters of output a `regex` rule examines; longer output is cut so a heavy pattern stays bounded. */
+export const MAX_REGEX_INPUT_CHARS = 100_000;
+
+/** `levenshtein` max edit distance when the rule sets no `threshold`. */
+export const DEFAULT_LEVENSHTEIN_MAX_DISTANCE = 5;
+
+/** Characters of a value or output quoted in a reason. */
+const QUOTE_CHARS = 60;
+
+/**
+ * What a rule type concludes before `not-` is applied. `score` defaults to 1 on pass, 0 on fail. `error` marks
+ * "could not evaluate" (bad rule, judge failure): negation must not turn that into a pass.
+ */
+interface Outcome {
+  pass: boolean;
+  reason: string;
+  score?: number;
+  error?: boolean;
+}
+
+/** Raw rule fields as read from JSON, before validation. */
+type RawRule = Record<string, unknown>;
+
+interface RuleSpec {
+  /** Problems with the type-specific fields, each without the type prefix; [] when valid. */
+  validate(rule: RawRule): string[];
+  /** Runs a validated rule; may only reject for `llm-rubric` (judge), which `evaluateRule` catches. */
+  evaluate(rule: RuleDefinition, output: string, reply: ReplyUnderTest, judge?: RubricJudge): Outcome | Promise<Outcome>;
+}
+
+const NEGATABLE = new Set<string>(NEGATABLE_RULE_TYPES);
+
+// ---- field checks: each returns one problem or nothing ----
+
+const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+const isNonNegativeInteger = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+const isNonNegativeNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+function needNonEmptyString(rule: RawRule, field: string): string[] {
+  return isNonEmptyString(rule[field]) ? [] : [`${field} must be a non-empty string`];
+}
+
+function needOptional(rule: RawRule, field: string, ok: (v: unknown) => boolean, what: string): string[] {
+  return rule[field] === undefined || ok(rule[field]) ? [] : [`${field} must be ${what}`];
+}
+
+function validateStringList(rule: RawRule): string[] {
+  const value = rule.value;
+  const problems =
+    Array.isArray(value) && value.length > 0 && value.every(isNonEmptyString)
+      ? []
+      : ['value must be a non-empty array of non-empty strings'];
+  return [...problems, ...needOptional(rule, 'icase', (v) => typeof v === 'boolean', 'a boolean')];
+}
+
+function validateSchemaField(rule: RawRule, required: boolean): string[] {
+  const schema = schemaOf(rule);
+  if (schema === undefined) return required ? ['schema is required (in `schema` or `value`)'] : [];
+  const compiled = compileJsonSchema(schema);
+  return 'error' in compiled ? [`invalid JSON schema: ${compiled.error}`] : [];
+}
+
+// ---- helpers used by evaluators ----
+
+/** `schema` wins over `value` for the two JSON rules. */
+function schemaOf(rule: RawRule | RuleDefinition): unknown {
+  return rule.schema !== undefined ? rule.schema : rule.value;
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS)}…` : text);
+}
+
+function parseJson(output: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(output.trim()) };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** Structural equality of JSON values: object key order ignored, array order kept. */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as RawRule)[k], (b as RawRule)[k]))
+  );
+}
+
+/** Words: runs of non-space characters containing a letter or digit; each Han character counts as one word. */
+function countWords(output: string): number {
+  const tokens = output.match(/\p{Script=Han}|[^\s\p{Script=Han}]+/gu) ?? [];
+  return tokens.filter((t) => /[\p{L}\p{N}]/u.test(t)).length;
+}
+
+function checkAgainstSchema(value: unknown, schema: unknown): Outcome {
+  const compiled = compileJsonSchema(schema);
+  if ('error' in compiled) return { pass: false, reason: `invalid JSON schema: ${compiled.error}`, error: true };
+  return compiled.validate(value)
+    ? { pass: true, reason: 'output JSON matches the schema' }
+    : { pass: false, reason: `output JSON does not match the schema: ${describeSchemaErrors(compiled.validate.errors)}` };
+}
+
+function containsOutcome(found: boolean, needle: string, suffix = ''): Outcome {
+  return { pass: found, reason: `output ${found ? 'contains' : 'does not contain'} ${quote(needle)}${suffix}` };
+}
+
+function listOf(rule: RuleDefinition): { needles: string[]; haystack: (output: string) => string } {
+  const needles = rule.value as string[];
+  return rule.icase
+    ? { needles: needles.map((n) => n.toLowerCase()), haystack: (o) => o.toLowerCase() }
+    : { needles, haystack: (o) => o };
+}
+
+async function judgeRubric(rule: RuleDefinition, output: string, judge?: RubricJudge): Promise<Outcome> {
+  if (!judge) return { pass: false, reason: 'no judge model configured for llm-rubric', error: true };
+  const threshold = rule.threshold;
+  let verdict: Awaited<ReturnType<RubricJudge>>;
+  try {
+    verdict = await judge({ rubric: rule.value as string, output, ...(threshold !== undefined && { threshold }) });
+  } catch (err) {
+    return { pass: false, reason: `judge failed: ${err instanceof Error ? err.message : String(err)}`, error: true };
+  }
+  if (typeof verdict !== 'object' || verdict === null) {
+    return { pass: false, reason: 'judge returned no verdict', error: true };
+  }
+  const raw = Number(verdict.score);
+  const score = Number.isFinite(raw) ? Math.min(1, Math.max(0, raw)) : 0;
+  // The judge's own verdict and the rule's threshold must both hold.
+  const pass = verdict.pass === true && (threshold === undefined || score >= threshold);
+  const reason = typeof verdict.reason === 'string' && verdict.reason.trim() !== '' ? verdict.reason : 'judge gave no reason';
+  return { pass, score, reason };
+}
+
+// ---- the table: one entry per base type ----
+
+const textRule = { validate: (rule: RawRule) => needNonEmptyString(rule, 'value') };
+
+const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
+  contains: {
+    ...textRule,
+    evaluate: (rule, output) => containsOutcome(output.includes(rule.value as string), rule.value as string),
+  },
+  icontains: {
+    ...textRule,
+    evaluate: (rule, output) => {
+      const needle = rule.value as string;
+      return containsOutcome(output.toLowerCase().includes(needle.toLowerCase()), needle, ' (ignoring case)');
+    },
+  },
+  'contains-any': {
+    validate: validateStringList,
+    evaluate: (rule, output) => {
+      const { needles, haystack } = listOf(rule);
+      const text = haystack(output);
+      const hit = needles.findIndex((n) => text.includes(n));
+      return hit >= 0
+        ? { pass: true, reason: `output contains ${quote((rule.value as string[])[hit])}` }
+        : { pass: false, reason: `output contains none of ${(rule.value as string[]).map(quote).join(', ')}` };
+    },
+  },
+  'contains-all': {
+    validate: validateStringList,
+    evaluate: (rule, output) => {
+      const { needles, haystack } = listOf(rule);
+      const text = haystack(output);
+      const missing = (rule.value as string[]).filter((_, i) => !text.includes(needles[i]));
+      return missing.length === 0
+        ? { pass: true, reason: `output contains all ${needles.length} values` }
+        : { pass: false, reason: `output lacks ${missing.map(quote).join(', ')}` };
+    },
+  },
+  equals: {
+    validate: (rule) => (rule.value === undefined ? ['value is required'] : []),
+    evaluate: (rule, output) => {
+      if (typeof rule.value === 'string') {
+        return output.trim() === rule.value.trim()
+          ? { pass: true, reason: 'output equals the expected text' }
+          : { pass: false, reason: `output ${quote(output.trim())} differs from expected ${quote(rule.value.trim())}` };
+      }
+      const parsed = parseJson(output);
+      if (!parsed.ok) return { pass: false, reason: 'output is not JSON, so it does not equal the expected JSON value' };
+      return jsonEqual(parsed.value, rule.value)
+        ? { pass: true, reason: 'output JSON equals the expected value' }
+        : { pass: false, reason: 'output JSON differs from the expected value' };
+    },
+  },
+  'starts-with': {
+    ...textRule,
+    evaluate: (rule, output) => {
+      const found = output.trimStart().startsWith(rule.value as string);
+      return { pass: found, reason: `output ${found ? 'starts' : 'does not start'} with ${quote(rule.value as string)}` };
+    },
+  },
+  regex: {
+    validate: (rule) => {
+      const problems = [
+        ...needNonEmptyString(rule, 'value'),
+        ...needOptional(rule, 'flags', (v) => typeof v === 'string', 'a string'),
+      ];
+      if (problems.length > 0) return problems;
+      try {
+        new RegExp(rule.value as string, rule.flags as string | undefined);
+        return [];
+      } catch (err) {
+        return [`invalid regex: ${err instanceof Error ? err.message : String(err)}`];
+      }
+    },
+    evaluate: (rule, output) => {
+      // `g`/`y` would make the match depend on lastIndex; one test per reply needs neither.
+      const flags = (rule.flags ?? '').replace(/[gy]/g, '');
+      const pattern = new RegExp(rule.value as string, flags);
+      const cut = output.length > MAX_REGEX_INPUT_CHARS;
+      const match = pattern.exec(cut ? output.slice(0, MAX_REGEX_INPUT_CHARS) : output);
+      const note = cut ? ` (first ${MAX_REGEX_INPUT_CHARS} characters examined)` : '';
+      return match
+        ? { pass: true, reason: `output matches ${pattern} at ${quote(match[0])}${note}` }
+        : { pass: false, reason: `output does not match ${pattern}${note}` };
+    },
+  },
+  'is-json': {
+    validate: (rule) => validateSchemaField(rule, false),
+    evaluate: (rule, output) => {
+      const parsed = parseJson(output);
+      if (!parsed.ok) return { pass: false, reason: `output is not valid JSON: ${parsed.error}` };
+      const schema = schemaOf(rule);
+      return schema === undefined ? { pass: true, reason: 'output is valid JSON' } : checkAgainstSchema(parsed.value, schema);
+    },
+  },
+  'json-schema': {
+    validate: (rule) => validateSchemaField(rule, true),
+    evaluate: (rule, output) => {
+      const parsed = parseJson(output);
+      if (!parsed.ok) return { pass: false, reason: `output is not valid JSON: ${parsed.error}` };
+      return checkAgainstSchema(parsed.value, schemaOf(rule));
+    },
+  },
+  'word-count': {
+    validate: (rule) => {
+      const problems = [
+        ...needOptional(rule, 'min', isNonNegativeInteger, 'an integer >= 0'),
+        ...needOptional(rule, 'max', isNonNegativeInteger, 'an integer >= 0'),
+      ];
+      if (rule.min === undefined && rule.max === undefined) problems.push('min or max is required');
+      if (problems.length === 0 && rule.min !== undefined && rule.max !== undefined && (rule.min as number) > (rule.max as number)) {
+        problems.push('min must not exceed max');
+      }
+      return problems;
+    },
+    evaluate: (rule, output) => {
+      const words = countWords(output);
+      if (rule.min !== undefined && words < rule.min) {
+        return { pass: false, reason: `output has ${words} words, fewer than the min ${rule.min}` };
+      }
+      if (rule.max !== undefined && words > rule.max) {
+        return { pass: false, reason: `output has ${words} words, more than the max ${rule.max}` };
+      }
+      return { pass: true, reason: `output has ${words} words, within min ${rule.min ?? 0}, max ${rule.max ?? '∞'}` };
+    },
+  },
+  levenshtein: {
+    validate: (rule) => [
+      ...(typeof rule.value === 'string' ? [] : ['value must be a string']),
+      ...needOptional(rule, 'threshold', isNonNegativeInteger, 'an integer >= 0 (max edit distance)'),
+    ],
+    evaluate: (rule, output) => {
+      const max = rule.threshold ?? DEFAULT_LEVENSHTEIN_MAX_DISTANCE;
+      const actual = output.trim();
+      const expected = (rule.value as string).trim();
+      // The distance is at least the length difference; skip the O(n·m) work when that already fails.
+      const floor = Math.abs(actual.length - expected.length);
+      if (floor > max) return { pass: false, reason: `edit distance at least ${floor}, more than the max ${max}` };
+      const d = distance(actual, expected);
+      return d <= max
+        ? { pass: true, reason: `edit distance ${d}, within the max ${max}` }
+        : { pass: false, reason: `edit distance ${d}, more than the max ${max}` };
+    },
+  },
+  latency: {
+    validate: (rule) =>
+      isNonNegativeNumber(rule.threshold) ? [] : ['threshold is required: the max latency in ms, a number >= 0'],
+    evaluate: (rule, _output, reply) => {
+      const max = rule.threshold as number;
+      if (!isNonNegativeNumber(reply.latencyMs)) return { pass: false, reason: 'latency unknown' };
+      return reply.latencyMs <= max
+        ? { pass: true, reason: `latency ${reply.latencyMs} ms, within the max ${max} ms` }
+        : { pass: false, reason: `latency ${reply.latencyMs} ms, more than the max ${max} ms` };
+    },
+  },
+  'is-refusal': {
+    validate: () => [],
+    evaluate: (_rule, output) => {
+      const { refusal, evidence } = detectRefusal(output);
+      return refusal
+        ? { pass: true, reason: `output is a refusal (${evidence === 'empty output' ? evidence : quote(evidence ?? '')})` }
+        : { pass: false, reason: 'output is not a refusal' };
+    },
+  },
+  'llm-rubric': {
+    validate: (rule) => [
+      ...needNonEmptyString(rule, 'value'),
+      ...needOptional(rule, 'threshold', (v) => isNonNegativeNumber(v) && v <= 1, 'a number between 0 and 1'),
+    ],
+    evaluate: (rule, output, _reply, judge) => judgeRubric(rule, output, judge),
+  },
+};
+
+/** Splits `not-x` into `{ base: 'x', negated: true }`; `base` is unchecked. */
+function splitType(type: string): { base: string; negated: boolean } {
+  return type.startsWith('not-') ? { base: type.slice(4), negated: true } : { base: type, negated: false };
+}
+
+function effectiveWeight(weight: unknown): number {
+  return isNonNegativeNumber(weight) ? weight : 1;
+}
+
+/**
+ * Checks a rule as stored in a scenario case (issue: "Rules (assertions)"; used by the scenario DTO validation).
+ * Returns human-readable problems, `[]` when valid, e.g. `unknown rule type "containz"`,
+ * `"not-latency": latency has no negation`, `regex: invalid regex: …`, `json-schema: invalid JSON schema: …`,
+ * `weight must be a number >= 0`. Field rules per type are listed on {@link RuleDefinition}. Never throws.
+ */
+export function validateRuleDefinition(rule: unknown): string[] {
+  if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) return ['rule must be an object'];
+  const raw = rule as RawRule;
+  if (typeof raw.type !== 'string' || raw.type === '') return ['rule type must be a non-empty string'];
+
+  const { base, negated } = splitType(raw.type);
+  const problems: string[] = [];
+  if (!Object.hasOwn(RULE_SPECS, base)) {
+    problems.push(`unknown rule type ${JSON.stringify(raw.type)} (known: ${BASE_RULE_TYPES.join(', ')}, and not-<type>)`);
+  } else if (negated && !NEGATABLE.has(base)) {
+    problems.push(`${JSON.stringify(raw.type)}: ${base} has no negation`);
+  } else {
+    problems.push(...RULE_SPECS[base as BaseRuleType].validate(raw).map((p) => `${raw.type}: ${p}`));
+  }
+  if (raw.weight !== undefined && !isNonNegativeNumber(raw.weight)) problems.push('weight must be a number >= 0');
+  return problems;
+}
+
+/**
+ * Evaluates one rule against one reply (issue: "Rules (assertions)"; results stored per rule,
+ * evaluation-platform.md, What the service does). Semantics by type:
+ *
+ * - `contains`, `starts-with`: case-sensitive substring / prefix; `starts-with` ignores the output's leading
+ *   whitespace. `icontains`: substring ignoring case.
+ * - `contains-any` / `contains-all`: at least one / every string of `value`; case-insensitive with `icase: true`.
+ * - `equals`: a string `value` must equal the output with surrounding whitespace trimmed on both sides,
+ *   case-sensitive. Any other `value` (object, array, number, boolean, null) is compared as JSON: the trimmed
+ *   output must parse and be structurally equal (object key order ignored, array order kept).
+ * - `regex`: `new RegExp(value, flags)` tested on the first {@link MAX_REGEX_INPUT_CHARS} characters.
+ * - `is-json`: the trimmed output parses as JSON, and matches `schema` when one is given.
+ * - `json-schema`: the trimmed output parses as JSON and validates against the schema (Ajv, draft-07); the
+ *   reason names the first Ajv errors.
+ * - `word-count`: `min <= words <= max`; words are runs of non-space characters holding a letter or digit, and
+ *   each Han character counts as one word (Chinese has no spaces).
+ * - `levenshtein`: edit distance between the trimmed output and trimmed `value` <= `threshold` (default 5).
+ * - `latency`: `reply.latencyMs <= threshold` (ms); an unknown (non-finite) latency fails.
+ * - `is-refusal`: see `detectRefusal`; empty output counts as a refusal.
+ * - `llm-rubric`: asks `judge` with `value` as the rubric; passes when the judge passes and, if the rule sets
+ *   `threshold`, the judge's score (clamped to 0..1) reaches it; the judge's reason becomes the reason.
+ *
+ * `not-<type>` inverts `pass` and sets `score` to `1 - score`, except when the rule could not be evaluated.
+ * Score is 1 or 0 for every type but `llm-rubric`. `weight` in the result is the rule's weight, 1 when absent.
+ *
+ * Never throws or rejects: an invalid rule (see {@link validateRuleDefinition}), a missing judge, or a judge that
+ * rejects gives `pass: false, score: 0` with the cause in `reason`.
+ */
+export async function evaluateRule(rule: RuleDefinition, reply: ReplyUnderTest, judge?: RubricJudge): Promise<RuleResult> {
+  const type = typeof rule?.type === 'string' ? rule.type : String(rule?.type);
+  const weight = effectiveWeight(rule?.weight);
+  const problems = validateRuleDefinition(rule);
+  if (problems.length > 0) return { type, pass: false, score: 0, reason: `invalid rule: ${problems.join('; ')}`, weight };
+
+  const { base, negated } = splitType(rule.type);
+  const output = typeof reply?.output === 'string' ? reply.output : '';
+  let outcome: Outcome;
+  try {
+    outcome = await RULE_SPECS[base as BaseRuleType].evaluate(rule, output, reply, judge);
+  } catch (err) {
+    outcome = { pass: false, reason: `rule evaluation failed: ${err instanceof Error ? err.message : String(err)}`, error: true };
+  }
+
+  const score = outcome.score ?? (outcome.pass ? 1 : 0);
+  if (!negated || outcome.error) return { type, pass: outcome.pass, score: outcome.error ? 0 : score, reason: outcome.reason, weight };
+  return { type, pass: !outcome.pass, score: 1 - score, reason: outcome.reason, weight };
+}
