@@ -32,6 +32,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('evaluation', 'Evaluation platform (evaluation-platform.md)')
     .addTag('evaluation: model configurations', 'Evaluation platform: central model configuration')
     .addTag('evaluation: scenarios', 'Evaluation platform: scenarios and their versions')
+    .addTag('evaluation: targets', 'Evaluation platform: agents under test and their channels')
     .build();
   return SwaggerModule.createDocument(app, config);
 }

@@ -9,12 +9,15 @@ import { ModelConfigsService } from './model-configs/model-configs.service';
 import { ScenarioEntity } from './scenarios/scenario.entity';
 import { ScenariosController } from './scenarios/scenarios.controller';
 import { ScenariosService } from './scenarios/scenarios.service';
+import { TargetEntity } from './targets/target.entity';
+import { TargetsController } from './targets/targets.controller';
+import { TargetsService } from './targets/targets.service';
 
-/** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations, scenarios. */
+/** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations, scenarios, targets. */
 @Module({
-  imports: [TypeOrmModule.forFeature([SignInFailureEntity, ModelConfigEntity, ScenarioEntity])],
-  controllers: [SignInController, ModelConfigsController, ScenariosController],
-  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService],
-  exports: [ModelConfigsService, ScenariosService],
+  imports: [TypeOrmModule.forFeature([SignInFailureEntity, ModelConfigEntity, ScenarioEntity, TargetEntity])],
+  controllers: [SignInController, ModelConfigsController, ScenariosController, TargetsController],
+  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService],
+  exports: [ModelConfigsService, ScenariosService, TargetsService],
 })
 export class EvaluationModule {}

@@ -1,6 +1,14 @@
-/** Pure rule (assertion) evaluation for evaluation runs: types, validation, per-rule results, case verdicts, run summary. */
+/**
+ * Pure rule (assertion) evaluation for evaluation runs: rule types, validation, per-rule results, case verdicts and
+ * the run summary (issue: "Rules (assertions)"; evaluation-platform.md, Resources: Run summary object).
+ */
 export * from './rule.types';
-export { validateRuleDefinition, evaluateRule, MAX_REGEX_INPUT_CHARS, DEFAULT_LEVENSHTEIN_MAX_DISTANCE } from './rule-evaluator';
+export {
+  DEFAULT_LEVENSHTEIN_MAX_DISTANCE,
+  evaluateRule,
+  MAX_REGEX_INPUT_CHARS,
+  validateRuleDefinition,
+} from './rule-evaluator';
 export { caseVerdict } from './case-verdict';
-export { summariseRun, nearestRank, type RunSummary, type CaseOutcome } from './run-summary';
-export { detectRefusal } from './refusal';
+export { type CaseOutcome, nearestRank, type RunSummary, summariseRun } from './run-summary';
+export { detectRefusal, EMPTY_OUTPUT } from './refusal';

@@ -45,7 +45,9 @@ export function compileJsonSchema(schema: unknown): Compiled {
  */
 export function describeSchemaErrors(errors: ErrorObject[] | null | undefined): string {
   if (!errors?.length) return '';
-  const shown = errors.slice(0, MAX_REPORTED_ERRORS).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+  const shown = errors
+    .slice(0, MAX_REPORTED_ERRORS)
+    .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
   const more = errors.length > MAX_REPORTED_ERRORS ? ` (+${errors.length - MAX_REPORTED_ERRORS} more)` : '';
   return shown.join('; ') + more;
 }

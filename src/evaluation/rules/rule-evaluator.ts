@@ -1,6 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { compileJsonSchema, describeSchemaErrors } from './json-schema';
-import { detectRefusal } from './refusal';
+import { detectRefusal, EMPTY_OUTPUT } from './refusal';
 import {
   BASE_RULE_TYPES,
   type BaseRuleType,
@@ -38,7 +38,12 @@ interface RuleSpec {
   /** Problems with the type-specific fields, each without the type prefix; [] when valid. */
   validate(rule: RawRule): string[];
   /** Runs a validated rule; may only reject for `llm-rubric` (judge), which `evaluateRule` catches. */
-  evaluate(rule: RuleDefinition, output: string, reply: ReplyUnderTest, judge?: RubricJudge): Outcome | Promise<Outcome>;
+  evaluate(
+    rule: RuleDefinition,
+    output: string,
+    reply: ReplyUnderTest,
+    judge?: RubricJudge,
+  ): Outcome | Promise<Outcome>;
 }
 
 const NEGATABLE = new Set<string>(NEGATABLE_RULE_TYPES);
@@ -80,6 +85,10 @@ function schemaOf(rule: RawRule | RuleDefinition): unknown {
   return rule.schema !== undefined ? rule.schema : rule.value;
 }
 
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 function quote(text: string): string {
   return JSON.stringify(text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS)}…` : text);
 }
@@ -88,7 +97,7 @@ function parseJson(output: string): { ok: true; value: unknown } | { ok: false; 
   try {
     return { ok: true, value: JSON.parse(output.trim()) };
   } catch (err) {
-    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+    return { ok: false, error: errorMessage(err) };
   }
 }
 
@@ -117,7 +126,10 @@ function checkAgainstSchema(value: unknown, schema: unknown): Outcome {
   if ('error' in compiled) return { pass: false, reason: `invalid JSON schema: ${compiled.error}`, error: true };
   return compiled.validate(value)
     ? { pass: true, reason: 'output JSON matches the schema' }
-    : { pass: false, reason: `output JSON does not match the schema: ${describeSchemaErrors(compiled.validate.errors)}` };
+    : {
+        pass: false,
+        reason: `output JSON does not match the schema: ${describeSchemaErrors(compiled.validate.errors)}`,
+      };
 }
 
 function containsOutcome(found: boolean, needle: string, suffix = ''): Outcome {
@@ -138,7 +150,7 @@ async function judgeRubric(rule: RuleDefinition, output: string, judge?: RubricJ
   try {
     verdict = await judge({ rubric: rule.value as string, output, ...(threshold !== undefined && { threshold }) });
   } catch (err) {
-    return { pass: false, reason: `judge failed: ${err instanceof Error ? err.message : String(err)}`, error: true };
+    return { pass: false, reason: `judge failed: ${errorMessage(err)}`, error: true };
   }
   if (typeof verdict !== 'object' || verdict === null) {
     return { pass: false, reason: 'judge returned no verdict', error: true };
@@ -147,7 +159,8 @@ async function judgeRubric(rule: RuleDefinition, output: string, judge?: RubricJ
   const score = Number.isFinite(raw) ? Math.min(1, Math.max(0, raw)) : 0;
   // The judge's own verdict and the rule's threshold must both hold.
   const pass = verdict.pass === true && (threshold === undefined || score >= threshold);
-  const reason = typeof verdict.reason === 'string' && verdict.reason.trim() !== '' ? verdict.reason : 'judge gave no reason';
+  const reason =
+    typeof verdict.reason === 'string' && verdict.reason.trim() !== '' ? verdict.reason : 'judge gave no reason';
   return { pass, score, reason };
 }
 
@@ -198,7 +211,7 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
           : { pass: false, reason: `output ${quote(output.trim())} differs from expected ${quote(rule.value.trim())}` };
       }
       const parsed = parseJson(output);
-      if (!parsed.ok) return { pass: false, reason: 'output is not JSON, so it does not equal the expected JSON value' };
+      if (!parsed.ok) return { pass: false, reason: 'output is not JSON, so it cannot equal the expected JSON value' };
       return jsonEqual(parsed.value, rule.value)
         ? { pass: true, reason: 'output JSON equals the expected value' }
         : { pass: false, reason: 'output JSON differs from the expected value' };
@@ -207,8 +220,9 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
   'starts-with': {
     ...textRule,
     evaluate: (rule, output) => {
-      const found = output.trimStart().startsWith(rule.value as string);
-      return { pass: found, reason: `output ${found ? 'starts' : 'does not start'} with ${quote(rule.value as string)}` };
+      const prefix = rule.value as string;
+      const found = output.trimStart().startsWith(prefix);
+      return { pass: found, reason: `output ${found ? 'starts' : 'does not start'} with ${quote(prefix)}` };
     },
   },
   regex: {
@@ -222,7 +236,7 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
         new RegExp(rule.value as string, rule.flags as string | undefined);
         return [];
       } catch (err) {
-        return [`invalid regex: ${err instanceof Error ? err.message : String(err)}`];
+        return [`invalid regex: ${errorMessage(err)}`];
       }
     },
     evaluate: (rule, output) => {
@@ -243,7 +257,8 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
       const parsed = parseJson(output);
       if (!parsed.ok) return { pass: false, reason: `output is not valid JSON: ${parsed.error}` };
       const schema = schemaOf(rule);
-      return schema === undefined ? { pass: true, reason: 'output is valid JSON' } : checkAgainstSchema(parsed.value, schema);
+      if (schema === undefined) return { pass: true, reason: 'output is valid JSON' };
+      return checkAgainstSchema(parsed.value, schema);
     },
   },
   'json-schema': {
@@ -261,7 +276,8 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
         ...needOptional(rule, 'max', isNonNegativeInteger, 'an integer >= 0'),
       ];
       if (rule.min === undefined && rule.max === undefined) problems.push('min or max is required');
-      if (problems.length === 0 && rule.min !== undefined && rule.max !== undefined && (rule.min as number) > (rule.max as number)) {
+      const { min, max } = rule as { min?: number; max?: number };
+      if (problems.length === 0 && min !== undefined && max !== undefined && min > max) {
         problems.push('min must not exceed max');
       }
       return problems;
@@ -311,7 +327,7 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
     evaluate: (_rule, output) => {
       const { refusal, evidence } = detectRefusal(output);
       return refusal
-        ? { pass: true, reason: `output is a refusal (${evidence === 'empty output' ? evidence : quote(evidence ?? '')})` }
+        ? { pass: true, reason: `output is a refusal (${evidence === EMPTY_OUTPUT ? evidence : quote(evidence ?? '')})` }
         : { pass: false, reason: 'output is not a refusal' };
     },
   },
@@ -347,7 +363,8 @@ export function validateRuleDefinition(rule: unknown): string[] {
   const { base, negated } = splitType(raw.type);
   const problems: string[] = [];
   if (!Object.hasOwn(RULE_SPECS, base)) {
-    problems.push(`unknown rule type ${JSON.stringify(raw.type)} (known: ${BASE_RULE_TYPES.join(', ')}, and not-<type>)`);
+    const known = `${BASE_RULE_TYPES.join(', ')}, and not-<type>`;
+    problems.push(`unknown rule type ${JSON.stringify(raw.type)} (known: ${known})`);
   } else if (negated && !NEGATABLE.has(base)) {
     problems.push(`${JSON.stringify(raw.type)}: ${base} has no negation`);
   } else {
@@ -385,11 +402,17 @@ export function validateRuleDefinition(rule: unknown): string[] {
  * Never throws or rejects: an invalid rule (see {@link validateRuleDefinition}), a missing judge, or a judge that
  * rejects gives `pass: false, score: 0` with the cause in `reason`.
  */
-export async function evaluateRule(rule: RuleDefinition, reply: ReplyUnderTest, judge?: RubricJudge): Promise<RuleResult> {
+export async function evaluateRule(
+  rule: RuleDefinition,
+  reply: ReplyUnderTest,
+  judge?: RubricJudge,
+): Promise<RuleResult> {
   const type = typeof rule?.type === 'string' ? rule.type : String(rule?.type);
   const weight = effectiveWeight(rule?.weight);
   const problems = validateRuleDefinition(rule);
-  if (problems.length > 0) return { type, pass: false, score: 0, reason: `invalid rule: ${problems.join('; ')}`, weight };
+  if (problems.length > 0) {
+    return { type, pass: false, score: 0, reason: `invalid rule: ${problems.join('; ')}`, weight };
+  }
 
   const { base, negated } = splitType(rule.type);
   const output = typeof reply?.output === 'string' ? reply.output : '';
@@ -397,10 +420,12 @@ export async function evaluateRule(rule: RuleDefinition, reply: ReplyUnderTest, 
   try {
     outcome = await RULE_SPECS[base as BaseRuleType].evaluate(rule, output, reply, judge);
   } catch (err) {
-    outcome = { pass: false, reason: `rule evaluation failed: ${err instanceof Error ? err.message : String(err)}`, error: true };
+    outcome = { pass: false, reason: `rule evaluation failed: ${errorMessage(err)}`, error: true };
   }
 
   const score = outcome.score ?? (outcome.pass ? 1 : 0);
-  if (!negated || outcome.error) return { type, pass: outcome.pass, score: outcome.error ? 0 : score, reason: outcome.reason, weight };
-  return { type, pass: !outcome.pass, score: 1 - score, reason: outcome.reason, weight };
+  if (outcome.error) return { type, pass: false, score: 0, reason: outcome.reason, weight };
+  return negated
+    ? { type, pass: !outcome.pass, score: 1 - score, reason: outcome.reason, weight }
+    : { type, pass: outcome.pass, score, reason: outcome.reason, weight };
 }

@@ -52,7 +52,9 @@ export function summariseRun(cases: readonly CaseOutcome[], durationMs: number):
   }
   const count = (status: CaseOutcome['status']) => cases.filter((c) => c.status === status).length;
   const passed = count('passed');
-  const latencies = cases.map((c) => c.latencyMs).filter((ms): ms is number => typeof ms === 'number' && Number.isFinite(ms));
+  const latencies = cases
+    .map((c) => c.latencyMs)
+    .filter((ms): ms is number => typeof ms === 'number' && Number.isFinite(ms));
   return {
     total_cases: cases.length,
     passed_cases: passed,

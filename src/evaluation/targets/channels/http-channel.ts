@@ -1,0 +1,111 @@
+import { renderBodyTemplate, templateMentionsMessage } from './body-template';
+import {
+  ChannelError,
+  type ChannelReply,
+  type ChannelRequest,
+  checkHttpUrl,
+  checkTimeout,
+  DEFAULT_CHANNEL_TIMEOUT_MS,
+  excerpt,
+  isRecord,
+  networkError,
+  redactSecrets,
+  statusError,
+  type TargetChannel,
+  withDeadline,
+} from './channel';
+import { extractReply, replyPathProblem } from './reply-path';
+
+/** Configuration of an `http` channel (issue: http channel, like promptfoo's HTTP provider). */
+export interface HttpChannelConfig {
+  url: string;
+  /** Default POST. */
+  method?: 'POST' | 'PUT';
+  /** Sent as given; values are treated as secrets (never in errors, redacted from `raw`). */
+  headers?: Record<string, string>;
+  /** JSON value whose strings may hold {{message}}, {{history}}, {{session_id}}; see renderBodyTemplate. */
+  bodyTemplate: unknown;
+  /** JSONPath to the reply text in the JSON reply, e.g. `$.reply` or `$.choices[0].message.content`. */
+  replyPath: string;
+  /** Per-send timeout in ms; default 30 000. */
+  timeoutMs?: number;
+}
+
+/** RFC 9110 token: the characters allowed in a header name. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Headers whose values describe the format, not a credential; everything else is treated as secret. */
+const PLAIN_HEADERS = new Set(['content-type', 'accept', 'accept-language', 'user-agent']);
+
+/**
+ * Problems with an `http` channel config, for DTO-level validation: url absolute http(s) without credentials,
+ * method POST or PUT, headers a string map with valid names and single-line values, bodyTemplate present and holding
+ * {{message}}, replyPath in the accepted JSONPath subset, timeoutMs 1..600 000. Problems never quote header values.
+ * @returns an empty array when the config is usable
+ */
+export function validateHttpChannelConfig(config: unknown): string[] {
+  if (!isRecord(config)) return ['http channel config must be an object'];
+  const problems: string[] = [];
+  checkHttpUrl(config.url, 'url', problems);
+  if (config.method !== undefined && config.method !== 'POST' && config.method !== 'PUT') problems.push('method must be POST or PUT');
+  if (config.headers !== undefined) {
+    if (!isRecord(config.headers)) problems.push('headers must be an object of strings');
+    else
+      for (const [name, value] of Object.entries(config.headers)) {
+        if (!HEADER_NAME.test(name)) problems.push(`header name ${JSON.stringify(name)} is not valid`);
+        else if (typeof value !== 'string' || /[\r\n\0]/.test(value)) problems.push(`header ${name} must be a single-line string`);
+      }
+  }
+  if (config.bodyTemplate === undefined) problems.push('bodyTemplate is required');
+  else if (!templateMentionsMessage(config.bodyTemplate)) problems.push('bodyTemplate must contain {{message}}');
+  const pathProblem = replyPathProblem(config.replyPath);
+  if (pathProblem) problems.push(pathProblem);
+  checkTimeout(config.timeoutMs, problems);
+  return problems;
+}
+
+/**
+ * A channel that sends each message as a JSON body to `config.url` and reads the reply text at `config.replyPath`
+ * (evaluation-platform.md, What the service does: a target's channel; issue: http channel).
+ * Redirects are not followed, so configured headers only ever reach the configured URL.
+ * send() throws ChannelError: retryable on timeout, network failure, 408/429/5xx (with Retry-After); non-retryable on
+ * other statuses, a non-JSON reply, or a reply path that matches no text.
+ * @throws Error at creation when validateHttpChannelConfig reports problems
+ */
+export function createHttpChannel(config: HttpChannelConfig): TargetChannel {
+  const problems = validateHttpChannelConfig(config);
+  if (problems.length > 0) throw new Error(`invalid http channel config: ${problems.join('; ')}`);
+  const timeoutMs = config.timeoutMs ?? DEFAULT_CHANNEL_TIMEOUT_MS;
+  const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json' });
+  const secrets: string[] = [];
+  for (const [name, value] of Object.entries(config.headers ?? {})) {
+    headers.set(name, value);
+    // "Bearer sk-..." may be echoed back whole or as the bare token.
+    if (!PLAIN_HEADERS.has(name.toLowerCase())) secrets.push(value, ...value.split(/\s+/).filter((part) => part.length >= 8));
+  }
+
+  return {
+    async send(request: ChannelRequest): Promise<ChannelReply> {
+      const body = JSON.stringify(renderBodyTemplate(config.bodyTemplate, { message: request.message, history: request.history, sessionId: request.sessionId }));
+      const started = performance.now();
+      const { response, text } = await withDeadline(timeoutMs, request.signal, async (signal) => {
+        try {
+          const response = await fetch(config.url, { method: config.method ?? 'POST', headers, body, signal, redirect: 'manual' });
+          return { response, text: await response.text() };
+        } catch (error) {
+          if (signal.aborted) throw error;
+          throw networkError(error);
+        }
+      });
+      const latencyMs = Math.round(performance.now() - started);
+      if (response.status < 200 || response.status >= 300) throw statusError(response.status, response.headers, excerpt(text, secrets));
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new ChannelError(`target reply (HTTP ${response.status}) is not JSON`, { retryable: false, status: response.status });
+      }
+      return { output: extractReply(parsed, config.replyPath), latencyMs, raw: redactSecrets(parsed, secrets) };
+    },
+  };
+}
