@@ -7,6 +7,7 @@ import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DeployModule } from './deploy/deploy.module';
 import { EvaluationModule } from './evaluation/evaluation.module';
+import { JobsModule } from './jobs/jobs.module';
 
 /** The Atrium application: shared kernel plus the wings (DESIGN.md, Shape). */
 @Module({})
@@ -18,7 +19,7 @@ export class AppModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), DeployModule, EvaluationModule],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), JobsModule.forRoot(databaseUrl), DeployModule, EvaluationModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

@@ -1,0 +1,270 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  OnModuleDestroy,
+  OnModuleInit,
+} from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { Pool } from 'pg';
+import PgBoss from 'pg-boss';
+import type { EntityManager } from 'typeorm';
+import { JobConfigurationError, JobDefinition } from './job-definition';
+import { JOB_HANDLER_METADATA, JobHandlerMetadata, ResolvedJobHandlerOptions } from './job-handler.decorator';
+import { checkJobHandlers, DeclaredJobs } from './job-registry';
+import { JOBS_OPTIONS, ResolvedJobsOptions } from './jobs.options';
+
+/** Options of {@link JobsService.enqueue}. */
+export interface EnqueueOptions {
+  /**
+   * Deduplication key, enforced per the handler's queue policy (`short`: one queued job per key, `stately`: one
+   * queued and one running, `singleton`: one running). Refused on a `standard` queue, where pg-boss ignores it.
+   */
+  singletonKey?: string;
+  /** Seconds to wait before the job may start. >= 0; default 0. */
+  startAfterSeconds?: number;
+  /**
+   * Insert the job through this TypeORM EntityManager, e.g. the one `dataSource.transaction(async (manager) => …)`
+   * passes, so the job exists only if the caller's transaction commits.
+   */
+  manager?: EntityManager;
+}
+
+/** A `@JobHandler` method found at start-up. */
+interface FoundHandler extends JobHandlerMetadata {
+  /** `Class.method`, for messages. */
+  site: string;
+  run(data: object): Promise<unknown>;
+}
+
+/**
+ * The in-process durable job runner (DESIGN.md, Jobs; Examples: "Jobs are found, not wired by hand"), on pg-boss
+ * in its own schema of the app's PostgreSQL. Lifecycle:
+ * - module init: finds every `@JobHandler` method and every `JobsModule.forFeature` declaration, refuses to start
+ *   on two handlers for one job or a declared job without one, starts pg-boss (creating or migrating its schema)
+ *   and creates or updates one queue per handler with the handler's retry/expiry options;
+ * - application bootstrap: starts `concurrency` polling workers per handler (unless `runWorkers` is false);
+ * - module destroy: stops fetching, waits up to `shutdownTimeoutMs` for running handlers, then pg-boss fails
+ *   the rest, so they are retried (by this or another instance); enqueueing still works until
+ * - application shutdown: closes the connection pool.
+ *
+ * Several instances may share one database: pg-boss takes each job with `FOR UPDATE SKIP LOCKED`, so one job runs
+ * in one place at a time. A job runs at least once, so handlers are idempotent (see `@JobHandler`).
+ */
+@Injectable()
+export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
+  private readonly logger = new Logger('Jobs');
+  private readonly handlers = new Map<string, FoundHandler>();
+  private pool?: Pool;
+  private boss?: PgBoss;
+  private workersStarted = false;
+
+  constructor(
+    @Inject(JOBS_OPTIONS) private readonly options: ResolvedJobsOptions,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+  ) {}
+
+  /**
+   * Checks the handlers, starts pg-boss and creates the queues.
+   * @throws JobConfigurationError on two handlers for one job, a declared job without handler, or a handler on a
+   *   request-scoped or transient provider
+   * @throws the database error when PostgreSQL cannot be reached or pg-boss cannot install its schema
+   */
+  async onModuleInit(): Promise<void> {
+    const { handlers, declared } = this.discover();
+    checkJobHandlers(handlers, declared);
+    for (const handler of handlers) this.handlers.set(handler.name, handler);
+
+    // Our own pool (not pg-boss's) so enqueueing keeps working after the workers stop, until the app closes.
+    const pool = new Pool({ connectionString: this.options.databaseUrl, application_name: 'atrium-jobs', max: 10 });
+    pool.on('error', (error) => this.logger.error(`Job database connection failed: ${error.message}`, error.stack));
+    const boss = new PgBoss({
+      db: {
+        // Like pg-boss's own pool: once closed, answer nothing instead of rejecting, because pg-boss completes
+        // or fails an attempt that outlived shutdown without awaiting it (an unhandled rejection otherwise).
+        executeSql: async (text, values) => (pool.ending ? (undefined as never) : pool.query(text, values)),
+      },
+      schema: this.options.schema,
+      // Cron schedules and the clock-skew monitor are not used.
+      schedule: false,
+      // Maintenance is needed: it fails expired active jobs into retry (the restart guarantee) and archives.
+      supervise: true,
+      maintenanceIntervalSeconds: this.options.maintenanceIntervalSeconds,
+      pollingIntervalSeconds: this.options.pollingIntervalSeconds,
+    });
+    // pg-boss emits worker and maintenance failures as 'error'; an EventEmitter without a listener would crash.
+    boss.on('error', (error) => this.logger.error(`pg-boss: ${error.message}`, error.stack));
+    try {
+      await boss.start();
+      for (const { name, options } of this.handlers.values()) await this.ensureQueue(boss, name, options);
+    } catch (error) {
+      await boss.stop({ graceful: false, close: false }).catch(() => undefined);
+      await pool.end();
+      throw error;
+    }
+    this.pool = pool;
+    this.boss = boss;
+  }
+
+  /**
+   * Starts the workers: `concurrency` per handler, each running one job at a time, fetching the next one at once
+   * after a job and every `pollingIntervalSeconds` (s) while the queue is empty.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.boss || !this.options.runWorkers) return;
+    for (const handler of this.handlers.values()) {
+      for (let i = 0; i < handler.options.concurrency; i++) {
+        let workerId: string | undefined;
+        workerId = await this.boss.work<object>(
+          handler.name,
+          { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: this.options.pollingIntervalSeconds },
+          async (jobs) => {
+            try {
+              for (const job of jobs) await this.runJob(handler, job);
+            } finally {
+              // pg-boss sleeps a polling interval after every job, even with more queued: fetch again at once.
+              if (workerId) this.boss?.notifyWorker(workerId);
+            }
+          },
+        );
+      }
+    }
+    this.workersStarted = true;
+    const summary = [...this.handlers.values()].map((h) => `${h.name}×${h.options.concurrency}`).join(', ');
+    this.logger.log(`Job workers started: ${summary || 'no handlers'}`);
+  }
+
+  /**
+   * Stops the workers: no new fetches, waits up to `shutdownTimeoutMs` (ms) for running handlers, then pg-boss
+   * fails what is still running so it is retried. Other providers are still alive here, so handlers can finish.
+   */
+  async onModuleDestroy(): Promise<void> {
+    if (!this.boss) return;
+    if (this.workersStarted) this.logger.log(`Stopping job workers (waiting up to ${this.options.shutdownTimeoutMs} ms for running jobs)`);
+    await this.boss.stop({ graceful: true, timeout: this.options.shutdownTimeoutMs, wait: true, close: false });
+    this.workersStarted = false;
+  }
+
+  /** Closes the connection pool, after the HTTP server stopped taking requests that might enqueue. */
+  async onApplicationShutdown(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    this.boss = undefined;
+    await pool?.end();
+  }
+
+  /**
+   * Stores a job; a worker of any instance sharing the database runs it (DESIGN.md, Jobs).
+   * @param job the definition from `defineJob`
+   * @param data the payload, a JSON object (stored as jsonb)
+   * @param options see {@link EnqueueOptions}
+   * @returns the job id (uuid); with a `singletonKey`, null when the queue policy dropped it as a duplicate
+   * @throws JobConfigurationError when no provider of this app handles `job`, or a `singletonKey` is given for a
+   *   `standard` queue, or `startAfterSeconds` is negative
+   * @throws Error when called before module init or after shutdown; the database error if the insert fails
+   */
+  async enqueue<T extends object>(job: JobDefinition<T>, data: T, options?: EnqueueOptions & { singletonKey?: undefined }): Promise<string>;
+  async enqueue<T extends object>(job: JobDefinition<T>, data: T, options?: EnqueueOptions): Promise<string | null>;
+  async enqueue<T extends object>(job: JobDefinition<T>, data: T, options: EnqueueOptions = {}): Promise<string | null> {
+    const handler = this.handlers.get(job.name);
+    if (!handler) {
+      throw new JobConfigurationError(`Cannot enqueue job "${job.name}": no provider in this app has a @JobHandler for it.`);
+    }
+    const { singletonKey, startAfterSeconds, manager } = options;
+    if (singletonKey !== undefined && handler.options.policy === 'standard') {
+      throw new JobConfigurationError(
+        `Cannot enqueue job "${job.name}" with a singletonKey: its queue policy is "standard", which ignores keys (set policy on its @JobHandler).`,
+      );
+    }
+    if (startAfterSeconds !== undefined && !(startAfterSeconds >= 0)) {
+      throw new JobConfigurationError(`Cannot enqueue job "${job.name}": startAfterSeconds must be >= 0.`);
+    }
+    if (!this.boss) throw new Error(`Cannot enqueue job "${job.name}": the job runner is not started (or already shut down).`);
+    const id = await this.boss.send(job.name, data, {
+      singletonKey,
+      startAfter: startAfterSeconds,
+      // pg-boss runs its INSERT through whatever `db` is given; TypeORM returns the rows of INSERT … RETURNING.
+      db: manager ? { executeSql: async (text, values) => ({ rows: await manager.query(text, values) }) } : undefined,
+    });
+    if (id === null && singletonKey === undefined) throw new Error(`pg-boss did not store job "${job.name}".`);
+    this.logger.debug(id ? `Enqueued job ${job.name} ${id}` : `Job ${job.name} with key ${singletonKey} is already queued`);
+    return id;
+  }
+
+  /** Every `@JobHandler` method on singleton providers, and every name declared with `forFeature`. */
+  private discover(): { handlers: FoundHandler[]; declared: string[] } {
+    const handlers: FoundHandler[] = [];
+    const declared: string[] = [];
+    const seen = new Set<object>();
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance: unknown = wrapper.instance;
+      if (wrapper.isAlias || !instance || typeof instance !== 'object' || seen.has(instance)) continue;
+      seen.add(instance);
+      if (instance instanceof DeclaredJobs) {
+        declared.push(...instance.jobs.map((job) => job.name));
+        continue;
+      }
+      const target = instance as Record<string, (data: object) => Promise<unknown>>;
+      for (const method of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
+        const metadata = this.reflector.get<JobHandlerMetadata | undefined>(JOB_HANDLER_METADATA, target[method]);
+        if (!metadata) continue;
+        const site = `${instance.constructor.name}.${method}`;
+        // A request-scoped or transient provider has no single instance to call outside a request.
+        if (!wrapper.isDependencyTreeStatic() || wrapper.isTransient) {
+          throw new JobConfigurationError(`${site}: a @JobHandler must be on a singleton-scoped provider.`);
+        }
+        handlers.push({ ...metadata, site, run: (data) => target[method].call(instance, data) });
+      }
+    }
+    return { handlers, declared };
+  }
+
+  /** Creates the queue, or brings an existing one's options in line with the handler (the code wins). */
+  private async ensureQueue(boss: PgBoss, name: string, options: ResolvedJobHandlerOptions): Promise<void> {
+    const queue: PgBoss.Queue = {
+      name,
+      policy: options.policy,
+      retryLimit: options.retryLimit,
+      retryDelay: options.retryDelaySeconds,
+      retryBackoff: options.retryBackoff,
+      expireInSeconds: options.expireInSeconds,
+    };
+    await boss.createQueue(name, queue);
+    await boss.updateQueue(name, queue);
+  }
+
+  /** Runs one attempt of a job, logging failures (the last one as an error) before pg-boss records them. */
+  private async runJob(handler: FoundHandler, job: PgBoss.JobWithMetadata<object>): Promise<void> {
+    const attempt = job.retryCount + 1;
+    const attempts = job.retryLimit + 1;
+    const label = `Job ${job.name} ${job.id} (attempt ${attempt} of ${attempts})`;
+    const started = Date.now();
+    // pg-boss fails an attempt that outlives its expiry without telling the handler; say so in the log.
+    const expireInSeconds = Number(job.expireInSeconds);
+    const overdue = setTimeout(
+      () => this.logger.warn(`${label} is still running after expireInSeconds=${expireInSeconds}; pg-boss fails this attempt`),
+      expireInSeconds * 1000,
+    );
+    overdue.unref();
+    try {
+      this.logger.debug(`${label} started by ${handler.site}`);
+      await handler.run(job.data);
+      this.logger.debug(`${label} done in ${Date.now() - started} ms`);
+    } catch (error) {
+      const err = error instanceof Error ? error : new Error(String(error));
+      if (attempt < attempts) {
+        const delay = `${job.retryDelay} s${job.retryBackoff ? ' (doubling)' : ''}`;
+        this.logger.warn(`${label} failed after ${Date.now() - started} ms, will retry after ${delay}: ${err.message}`);
+      } else {
+        this.logger.error(`${label} failed for the last time, giving up: ${err.message}`, err.stack);
+      }
+      throw error;
+    } finally {
+      clearTimeout(overdue);
+    }
+  }
+}
