@@ -9,15 +9,26 @@ import { ModelConfigsService } from './model-configs/model-configs.service';
 import { ScenarioEntity } from './scenarios/scenario.entity';
 import { ScenariosController } from './scenarios/scenarios.controller';
 import { ScenariosService } from './scenarios/scenarios.service';
+import { JobsModule } from '../jobs/jobs.module';
+import { CaseResultEntity } from './runs/case-result.entity';
+import { RUN_EVALUATION } from './runs/run-jobs';
+import { RunExecutor } from './runs/run-executor';
+import { RunEntity } from './runs/run.entity';
+import { RuleResultEntity } from './runs/rule-result.entity';
+import { RunsController } from './runs/runs.controller';
+import { RunsService } from './runs/runs.service';
 import { TargetEntity } from './targets/target.entity';
 import { TargetsController } from './targets/targets.controller';
 import { TargetsService } from './targets/targets.service';
 
-/** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations, scenarios, targets. */
+/** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations, scenarios, targets, runs. */
 @Module({
-  imports: [TypeOrmModule.forFeature([SignInFailureEntity, ModelConfigEntity, ScenarioEntity, TargetEntity])],
-  controllers: [SignInController, ModelConfigsController, ScenariosController, TargetsController],
-  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService],
+  imports: [
+    TypeOrmModule.forFeature([SignInFailureEntity, ModelConfigEntity, ScenarioEntity, TargetEntity, RunEntity, CaseResultEntity, RuleResultEntity]),
+    JobsModule.forFeature([RUN_EVALUATION]),
+  ],
+  controllers: [SignInController, ModelConfigsController, ScenariosController, TargetsController, RunsController],
+  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor],
   exports: [ModelConfigsService, ScenariosService, TargetsService],
 })
 export class EvaluationModule {}

@@ -1,0 +1,189 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, In } from 'typeorm';
+import { JobHandler } from '../../jobs/job-handler.decorator';
+import { createChatModel } from '../../llm/chat-model';
+import { ModelConfigEntity } from '../model-configs/model-config.entity';
+import { caseVerdict } from '../rules/case-verdict';
+import { evaluateRule } from '../rules/rule-evaluator';
+import type { RubricJudge } from '../rules/rule.types';
+import { summariseRun } from '../rules/run-summary';
+import type { ScenarioCase } from '../scenarios/scenario.entity';
+import { ChannelError, ChatTurn, sendWithRetry, TargetChannel } from '../targets/channels';
+import { TargetEntity } from '../targets/target.entity';
+import { TargetsService } from '../targets/targets.service';
+import { CaseResultEntity, CaseStatus, TranscriptTurn } from './case-result.entity';
+import { RUN_EVALUATION } from './run-jobs';
+import { RunEntity } from './run.entity';
+import { RuleResultEntity } from './rule-result.entity';
+import { createRubricJudge } from './rubric-judge';
+
+/** Attempts per target call and backoff bounds (ms); Retry-After is honoured up to the cap. */
+const TARGET_RETRY = { attempts: 3, baseDelayMs: 500, maxDelayMs: 10_000 };
+/** How often a running run re-reads its status to notice a cancel (ms). */
+const CANCEL_CHECK_MS = 1_000;
+
+interface WorkItem {
+  testCase: ScenarioCase;
+  position: number;
+  repeatIndex: number;
+}
+
+/**
+ * Executes runs (issue 3: Run). Cases go to the target through its channel with at most min(run concurrency,
+ * target max_concurrency) in flight; each finished case is stored with its rule verdicts in one transaction.
+ * A target error or timeout marks that case errored, never the run failed. The job is idempotent: after a
+ * restart it resumes and skips every (case, repetition) already stored (also guarded by a unique index).
+ */
+@Injectable()
+export class RunExecutor {
+  private readonly logger = new Logger(RunExecutor.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly targets: TargetsService,
+  ) {}
+
+  @JobHandler(RUN_EVALUATION, { concurrency: 2, retryLimit: 3, retryDelaySeconds: 2, expireInSeconds: 6 * 3600 })
+  async execute({ runId }: { runId: string }): Promise<void> {
+    const runs = this.dataSource.getRepository(RunEntity);
+    const run = await runs.findOneBy({ id: runId });
+    if (!run || !['queued', 'running'].includes(run.status)) return;
+    await runs.update({ id: runId, status: In(['queued', 'running']) }, { status: 'running', startedAt: run.startedAt ?? new Date() });
+    const startedAt = run.startedAt ?? new Date();
+    try {
+      const target = run.targetId ? await this.dataSource.getRepository(TargetEntity).findOneBy({ id: run.targetId }) : null;
+      if (!target) throw new Error('The target was deleted before the run finished.');
+      const channel = this.targets.channelFor(target);
+      const judge = await this.judgeFor(run);
+      const done = await this.finishedItems(runId);
+      const items: WorkItem[] = [];
+      for (let repeatIndex = 0; repeatIndex < run.repeatCount; repeatIndex++) {
+        run.cases.forEach((testCase, position) => {
+          if (!done.has(`${testCase.id}\u0000${repeatIndex}`)) items.push({ testCase, position, repeatIndex });
+        });
+      }
+      const cancelled = await this.runPool(items, Math.min(run.concurrency, target.maxConcurrency), runId, (item) => this.runCase(run, channel, judge, item));
+      if (cancelled) return;
+      await this.complete(run, startedAt);
+    } catch (error) {
+      this.logger.error(`Run ${runId} failed: ${(error as Error).message}`);
+      await runs.update({ id: runId, status: 'running' }, { status: 'failed', error: (error as Error).message, finishedAt: new Date() });
+    }
+  }
+
+  /** Runs `work` over `items` with `concurrency` in flight; stops taking new items once the run is cancelled. @returns true when cancelled */
+  private async runPool(items: WorkItem[], concurrency: number, runId: string, work: (item: WorkItem) => Promise<void>): Promise<boolean> {
+    let next = 0;
+    let cancelled = false;
+    let checkedAt = 0;
+    const isCancelled = async () => {
+      if (Date.now() - checkedAt > CANCEL_CHECK_MS) {
+        checkedAt = Date.now();
+        const current = await this.dataSource.getRepository(RunEntity).findOne({ where: { id: runId }, select: { id: true, status: true } });
+        cancelled = current?.status !== 'running';
+      }
+      return cancelled;
+    };
+    const worker = async () => {
+      while (next < items.length && !(await isCancelled())) await work(items[next++]);
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+    checkedAt = 0;
+    return isCancelled();
+  }
+
+  /** Sends one case's turns, judges the last reply, stores the result. */
+  private async runCase(run: RunEntity, channel: TargetChannel, judge: RubricJudge | undefined, item: WorkItem): Promise<void> {
+    const { testCase, repeatIndex } = item;
+    const messages = testCase.turns ?? [testCase.input ?? ''];
+    const history: ChatTurn[] = [];
+    const transcript: TranscriptTurn[] = [];
+    let status: CaseStatus = 'passed';
+    let error: string | null = null;
+    let output: string | null = null;
+    let latencyMs: number | null = null;
+    for (const message of messages) {
+      try {
+        const reply = await sendWithRetry(channel, { message, history: [...history], sessionId: `${run.id}:${testCase.id}:${repeatIndex}` }, TARGET_RETRY);
+        transcript.push({ message, reply: reply.output, latencyMs: reply.latencyMs });
+        history.push({ role: 'user', content: message }, { role: 'assistant', content: reply.output });
+        output = reply.output;
+        latencyMs = reply.latencyMs;
+      } catch (caught) {
+        transcript.push({ message, reply: null, latencyMs: null });
+        status = 'errored';
+        error = caught instanceof ChannelError ? caught.message : `Unexpected error: ${(caught as Error).message}`;
+        break;
+      }
+    }
+    const rules = status === 'errored' ? [] : await Promise.all(testCase.rules.map((rule) => evaluateRule(rule, { output: output ?? '', latencyMs: latencyMs ?? 0 }, judge)));
+    const verdict = status === 'errored' ? { pass: false, score: 0 } : caseVerdict(rules, testCase.threshold);
+    if (status !== 'errored') status = verdict.pass ? 'passed' : 'failed';
+    await this.dataSource.transaction(async (manager) => {
+      const inserted = await manager
+        .createQueryBuilder()
+        .insert()
+        .into(CaseResultEntity)
+        .values({
+          runId: run.id,
+          caseId: testCase.id,
+          repeatIndex,
+          position: item.position,
+          status,
+          output,
+          latencyMs: latencyMs === null ? null : Math.round(latencyMs),
+          score: status === 'errored' ? null : verdict.score,
+          error,
+          transcript,
+          rulesPassed: rules.filter((rule) => rule.pass).length,
+          rulesTotal: rules.length,
+          finishedAt: new Date(),
+        })
+        .orIgnore()
+        .returning(['id'])
+        .execute();
+      const caseResultId = (inserted.raw as { id: string }[])[0]?.id;
+      if (!caseResultId || rules.length === 0) return; // already stored by an earlier attempt, or nothing to add
+      await manager.insert(
+        RuleResultEntity,
+        rules.map((rule, ruleIndex) => ({ caseResultId, ruleIndex, type: rule.type, pass: rule.pass, score: rule.score, weight: rule.weight, reason: rule.reason })),
+      );
+    });
+  }
+
+  /** Stores the summary, computed from the stored case results, and marks the run completed. */
+  private async complete(run: RunEntity, startedAt: Date): Promise<void> {
+    const rows = await this.dataSource.getRepository(CaseResultEntity).find({
+      where: { runId: run.id },
+      select: { status: true, latencyMs: true, rulesPassed: true, rulesTotal: true },
+    });
+    const finishedAt = new Date();
+    const summary = summariseRun(
+      rows.map((row) => ({ status: row.status, latencyMs: row.latencyMs, rulesPassed: row.rulesPassed, rulesTotal: row.rulesTotal })),
+      finishedAt.getTime() - startedAt.getTime(),
+    );
+    await this.dataSource.getRepository(RunEntity).update({ id: run.id, status: 'running' }, { status: 'completed', summary, finishedAt });
+  }
+
+  /** Keys `caseId\0repeatIndex` of the results already stored. */
+  private async finishedItems(runId: string): Promise<Set<string>> {
+    const rows = await this.dataSource.getRepository(CaseResultEntity).find({ where: { runId }, select: { caseId: true, repeatIndex: true } });
+    return new Set(rows.map((row) => `${row.caseId}\u0000${row.repeatIndex}`));
+  }
+
+  /**
+   * The llm-rubric judge: the model configuration bound as `judge` in the scenario's model_bindings, else an
+   * enabled chat configuration with purpose `judge`, else the analysis default; undefined when none (llm-rubric
+   * rules then fail with that reason).
+   */
+  private async judgeFor(run: RunEntity): Promise<RubricJudge | undefined> {
+    const configs = this.dataSource.getRepository(ModelConfigEntity);
+    const boundId = typeof run.modelBindings.judge === 'string' ? run.modelBindings.judge : undefined;
+    const bound = boundId && /^[0-9a-f-]{36}$/i.test(boundId) ? await configs.findOneBy({ id: boundId, enabled: true }) : null;
+    const config = bound ?? (await configs.findOneBy({ purpose: 'judge', enabled: true, type: 'chat' })) ?? (await configs.findOneBy({ isAnalysisDefault: true, enabled: true }));
+    if (!config) return undefined;
+    const temperature = typeof run.llmConfig.temperature === 'number' ? run.llmConfig.temperature : 0;
+    return createRubricJudge(createChatModel({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey }), { temperature });
+  }
+}
