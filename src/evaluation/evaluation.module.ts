@@ -10,6 +10,8 @@ import { ScenarioEntity } from './scenarios/scenario.entity';
 import { ScenariosController } from './scenarios/scenarios.controller';
 import { ScenariosService } from './scenarios/scenarios.service';
 import { JobsModule } from '../jobs/jobs.module';
+import { ReportsController } from './reports/reports.controller';
+import { ReportsService } from './reports/reports.service';
 import { CaseResultEntity } from './runs/case-result.entity';
 import { RUN_EVALUATION } from './runs/run-jobs';
 import { RunExecutor } from './runs/run-executor';
@@ -21,14 +23,14 @@ import { TargetEntity } from './targets/target.entity';
 import { TargetsController } from './targets/targets.controller';
 import { TargetsService } from './targets/targets.service';
 
-/** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations, scenarios, targets, runs. */
+/** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations, scenarios, targets, runs, reports. */
 @Module({
   imports: [
     TypeOrmModule.forFeature([SignInFailureEntity, ModelConfigEntity, ScenarioEntity, TargetEntity, RunEntity, CaseResultEntity, RuleResultEntity]),
     JobsModule.forFeature([RUN_EVALUATION]),
   ],
-  controllers: [SignInController, ModelConfigsController, ScenariosController, TargetsController, RunsController],
-  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor],
+  controllers: [SignInController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController],
+  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, ReportsService],
   exports: [ModelConfigsService, ScenariosService, TargetsService],
 })
 export class EvaluationModule {}

@@ -103,6 +103,29 @@ describe('runs (evaluation-platform.md: POST/GET /api/runs; issue 3 acceptance 1
     expect(judgeCalls.length).toBeGreaterThan(0);
     expect(judgeCalls[judgeCalls.length - 1].headers.authorization).toBe('Bearer judge-key-123');
 
+    const report = await api('get', `/api/reports/${run.id}`).expect(200);
+    expect(report.body.header).toMatchObject({ scenario_name: 'Echo agent checks', version: 'v1', target_name: target.body.name });
+    const byCase = Object.fromEntries(report.body.cases.map((item: { case_id: string }) => [item.case_id, item]));
+    expect(byCase.greet.rules.map((rule: { type: string; pass: boolean }) => [rule.type, rule.pass])).toEqual([
+      ['contains', true], ['icontains', true], ['contains-any', true], ['contains-all', true], ['equals', true], ['starts-with', true], ['regex', true],
+      ['word-count', true], ['levenshtein', true], ['latency', true], ['not-is-refusal', true], ['not-contains', true], ['llm-rubric', true],
+    ]);
+    expect(byCase.greet.rules[12]).toMatchObject({ score: 0.8, reason: 'It greets the user back.' });
+    expect(byCase.conversation).toMatchObject({ status: 'passed', output: 'Echo: third (history 4)', input: ['first', 'second', 'third'] });
+    expect(byCase.conversation.transcript.map((turn: { message: string }) => turn.message)).toEqual(['first', 'second', 'third']);
+    expect(byCase.structured.rules.map((rule: { pass: boolean }) => rule.pass)).toEqual([true, true]);
+    expect(byCase.refusal).toMatchObject({ status: 'passed' });
+    expect(byCase.wrong).toMatchObject({ status: 'failed' });
+    expect(byCase.wrong.rules.map((rule: { pass: boolean }) => rule.pass)).toEqual([false, false]);
+    expect(byCase.weighted).toMatchObject({ status: 'passed', score: 0.75 });
+
+    const markdown = await api('get', `/api/reports/${run.id}/markdown`).expect(200);
+    expect(markdown.headers['content-disposition']).toMatch(/^attachment; filename="?report-echo-agent-checks-v1-[0-9a-f-]+\.md"?$/);
+    expect(markdown.headers['content-type']).toMatch(/^text\/markdown/);
+    expect(markdown.text).toContain('| Pass rate | 83.3% |');
+    expect(markdown.text).toContain('- **wrong** rule 1 `contains` failed');
+    expect(markdown.text).toContain('- **wrong** rule 2 `not-starts-with` failed');
+
     const list = await api('get', '/api/runs').query({ scenario_id: scenario.body.id }).expect(200);
     expect(list.body.content).toEqual([expect.objectContaining({ id: run.id, scenario_name: 'Echo agent checks', target_name: target.body.name, version_label: 'v1', status: 'completed' })]);
   });
@@ -127,6 +150,24 @@ describe('runs (evaluation-platform.md: POST/GET /api/runs; issue 3 acceptance 1
     const second = await api('post', '/api/runs').send({ scenario_id: scenario.body.id, target_id: target.body.id }).expect(201);
     expect(second.body).toMatchObject({ scenario_version: 2, case_count: 2 });
     await waitForRun(second.body.id);
+    const oldReport = await api('get', `/api/reports/${run.id}`).expect(200);
+    expect(oldReport.body.header.version).toBe('v1');
+    expect(oldReport.body.cases.map((item: { case_id: string; rules: unknown[] }) => [item.case_id, item.rules.length])).toEqual([['a', 1]]);
+
+    // Compare (acceptance 3): v1 had case a with one passing rule; v2 has a (no rules, passes) and b (new).
+    const comparison = await api('get', '/api/reports/compare').query({ run1: run.id, run2: second.body.id }).expect(200);
+    expect(comparison.body.run_a.id).toBe(run.id);
+    expect(comparison.body.run_b.id).toBe(second.body.id);
+    expect(comparison.body.delta).toEqual({ pass_rate: 0, passed_cases: 1, passed_rules: -1 });
+    expect(comparison.body.cases).toEqual([
+      { case_id: 'a', status_a: 'passed', status_b: 'passed', score_a: 1, score_b: 1, changed: false },
+      { case_id: 'b', status_a: null, status_b: 'passed', score_a: null, score_b: 1, changed: true },
+    ]);
+    const other = await api('get', '/api/runs').query({ status: 'completed', size: 200 }).expect(200);
+    const foreign = other.body.content.find((item: { scenario_id: string }) => item.scenario_id !== scenario.body.id);
+    const refused = await api('get', '/api/reports/compare').query({ run1: run.id, run2: foreign.id }).expect(400);
+    expect(refused.body.detail).toMatch(/same scenario/);
+    await api('get', '/api/reports/compare').query({ run1: run.id }).expect(400);
   });
 
   it('refuses unknown scenarios and targets, and cancels only live runs', async () => {
