@@ -42,7 +42,6 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  * headers, validation, Swagger UI at `/docs` and the document at `/docs-json`.
  */
 export function configureApp(app: NestExpressApplication, config: AppConfig, logger: Pino): void {
-  app.useLogger(false);
   app.set('trust proxy', 'loopback');
   app.use(
     pinoHttp({

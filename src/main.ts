@@ -36,10 +36,8 @@ async function main(): Promise<void> {
   if (embedded) logger.info({ context: 'EmbeddedPostgres', port: config.embeddedPostgresPort }, 'embedded PostgreSQL started');
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, config.databaseUrl ?? embedded!.url), {
     logger: new PinoNestLogger(logger),
-    bufferLogs: true,
   });
   configureApp(app, config, logger);
-  app.useLogger(new PinoNestLogger(logger));
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

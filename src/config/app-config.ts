@@ -115,6 +115,14 @@ export class EnvironmentVariables {
 
   @IsOptional() @Type(() => Number) @IsInt() @Min(1000)
   EVAL_SIGN_IN_WINDOW_MS: number = 15 * 60 * 1000;
+
+  /** Where run-completion webhooks go; unset/empty = none are sent. */
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  EVAL_WEBHOOK_URL?: string;
+
+  /** Sent as X-Webhook-Secret when set. */
+  @IsOptional() @IsString()
+  EVAL_WEBHOOK_SECRET?: string;
 }
 
 /** Typed, resolved configuration (absolute paths, derived defaults filled in). */
@@ -148,6 +156,8 @@ export interface AppConfig {
     sessionTtlMs: number;
     signInMaxFailures: number;
     signInWindowMs: number;
+    webhookUrl?: string;
+    webhookSecret?: string;
   };
 }
 
@@ -206,6 +216,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       sessionTtlMs: vars.EVAL_SESSION_TTL_MS,
       signInMaxFailures: vars.EVAL_SIGN_IN_MAX_FAILURES,
       signInWindowMs: vars.EVAL_SIGN_IN_WINDOW_MS,
+      webhookUrl: vars.EVAL_WEBHOOK_URL,
+      webhookSecret: vars.EVAL_WEBHOOK_SECRET,
     },
   };
 }

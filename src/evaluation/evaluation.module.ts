@@ -14,6 +14,7 @@ import { ReportsController } from './reports/reports.controller';
 import { ReportsService } from './reports/reports.service';
 import { CaseResultEntity } from './runs/case-result.entity';
 import { RUN_EVALUATION } from './runs/run-jobs';
+import { RUN_COMPLETED_WEBHOOK, RunWebhook } from './runs/run-webhook';
 import { RunExecutor } from './runs/run-executor';
 import { RunEntity } from './runs/run.entity';
 import { RuleResultEntity } from './runs/rule-result.entity';
@@ -27,10 +28,10 @@ import { TargetsService } from './targets/targets.service';
 @Module({
   imports: [
     TypeOrmModule.forFeature([SignInFailureEntity, ModelConfigEntity, ScenarioEntity, TargetEntity, RunEntity, CaseResultEntity, RuleResultEntity]),
-    JobsModule.forFeature([RUN_EVALUATION]),
+    JobsModule.forFeature([RUN_EVALUATION, RUN_COMPLETED_WEBHOOK]),
   ],
   controllers: [SignInController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController],
-  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, ReportsService],
+  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunWebhook, ReportsService],
   exports: [ModelConfigsService, ScenariosService, TargetsService],
 })
 export class EvaluationModule {}

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
@@ -17,6 +18,8 @@ export interface TestApp {
   baseUrl: string;
   config: AppConfig;
   dataDir: string;
+  /** Name of the app's database (pass it as `options.database` to start another instance on it). */
+  database: string;
   close(): Promise<void>;
 }
 
@@ -34,15 +37,24 @@ function withDatabase(url: string, database: string): string {
  * Boots the real AppModule over real HTTP against a new database (created on the server of
  * ATRIUM_TEST_DATABASE_URL, dropped on close), with data folders in a temp directory.
  * @param env extra environment variables (strings, as the process would see them)
+ * @param options.logLines collects the app's warning and error log lines (JSON) instead of discarding them
+ * @param options.database use this existing database (a second instance, or a restart) instead of a new one
+ * @param options.dropDatabaseOnClose default: drop only a database this call created
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { logLines?: string[]; database?: string; dropDatabaseOnClose?: boolean } = {},
+): Promise<TestApp> {
   const serverUrl = process.env.ATRIUM_TEST_DATABASE_URL;
   if (!serverUrl) throw new Error('ATRIUM_TEST_DATABASE_URL is not set: run the e2e tests through jest (global-setup).');
-  const database = `atrium_e2e_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
+  const ownsDatabase = !options.database;
+  const database = options.database ?? `atrium_e2e_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+  if (ownsDatabase) {
+    const admin = new Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.end();
+  }
 
   const dataDir = mkdtempSync(join(tmpdir(), 'atrium-e2e-'));
   const port = await freePort();
@@ -55,9 +67,13 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     DEPLOY_PUBLIC_URL: `http://127.0.0.1:${port}`,
     ...env,
   });
-  const logger = createRootLogger(config.logLevel);
+  // With `logLines`, warnings and errors are collected there (tests that assert on what is logged).
+  const logger = options.logLines
+    ? createRootLogger('warn', new Writable({ write: (chunk, _encoding, done) => { options.logLines!.push(String(chunk)); done(); } }))
+    : createRootLogger(config.logLevel);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, withDatabase(serverUrl, database)), {
     logger: new PinoNestLogger(logger),
+    abortOnError: false, // a failing start throws here instead of exiting the Jest worker
   });
   configureApp(app, config, logger);
   await app.listen(port, '127.0.0.1');
@@ -66,13 +82,15 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     baseUrl: `http://127.0.0.1:${port}`,
     config,
     dataDir,
+    database,
     close: async () => {
       await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (!(options.dropDatabaseOnClose ?? ownsDatabase)) return;
       const cleanup = new Client({ connectionString: serverUrl });
       await cleanup.connect();
       await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
       await cleanup.end();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

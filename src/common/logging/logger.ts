@@ -19,11 +19,11 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * Creates the root pino logger: JSON lines on stdout with secrets censored.
+ * Creates the root pino logger: JSON lines on stdout (or `destination`) with secrets censored.
  * @param level pino level name (`info`, `debug`, … or `silent`)
  */
-export function createRootLogger(level: string): Pino {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'atrium' } });
+export function createRootLogger(level: string, destination?: pino.DestinationStream): Pino {
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'atrium' } }, destination);
 }
 
 /** Nest's LoggerService on top of pino, so framework and app messages share one structured stream. */

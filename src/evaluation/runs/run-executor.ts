@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { JobHandler } from '../../jobs/job-handler.decorator';
@@ -17,11 +17,19 @@ import { RUN_EVALUATION } from './run-jobs';
 import { RunEntity } from './run.entity';
 import { RuleResultEntity } from './rule-result.entity';
 import { createRubricJudge } from './rubric-judge';
+import { RunWebhook } from './run-webhook';
 
 /** Attempts per target call and backoff bounds (ms); Retry-After is honoured up to the cap. */
 const TARGET_RETRY = { attempts: 3, baseDelayMs: 500, maxDelayMs: 10_000 };
 /** How often a running run re-reads its status to notice a cancel (ms). */
 const CANCEL_CHECK_MS = 1_000;
+
+/** Thrown when the app stops mid-run: the job goes back to the queue and the run resumes on the next start. */
+class RunInterruptedError extends Error {
+  constructor(runId: string) {
+    super(`Run ${runId} was interrupted by shutdown; it resumes when a worker picks it up again.`);
+  }
+}
 
 interface WorkItem {
   testCase: ScenarioCase;
@@ -36,13 +44,20 @@ interface WorkItem {
  * restart it resumes and skips every (case, repetition) already stored (also guarded by a unique index).
  */
 @Injectable()
-export class RunExecutor {
+export class RunExecutor implements OnModuleDestroy {
   private readonly logger = new Logger(RunExecutor.name);
+  private stopping = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly targets: TargetsService,
+    private readonly webhook: RunWebhook,
   ) {}
+
+  /** Stops taking new cases, so shutdown does not wait for whole runs (cases in flight still finish). */
+  onModuleDestroy(): void {
+    this.stopping = true;
+  }
 
   @JobHandler(RUN_EVALUATION, { concurrency: 2, retryLimit: 3, retryDelaySeconds: 2, expireInSeconds: 6 * 3600 })
   async execute({ runId }: { runId: string }): Promise<void> {
@@ -65,10 +80,12 @@ export class RunExecutor {
       }
       const cancelled = await this.runPool(items, Math.min(run.concurrency, target.maxConcurrency), runId, (item) => this.runCase(run, channel, judge, item));
       if (cancelled) return;
+      if (this.stopping) throw new RunInterruptedError(runId);
       await this.complete(run, startedAt);
     } catch (error) {
+      if (error instanceof RunInterruptedError || this.stopping) throw error; // retried by the queue, not a failed run
       this.logger.error(`Run ${runId} failed: ${(error as Error).message}`);
-      await runs.update({ id: runId, status: 'running' }, { status: 'failed', error: (error as Error).message, finishedAt: new Date() });
+      await this.finish(runId, { status: 'failed', error: (error as Error).message, finishedAt: new Date() });
     }
   }
 
@@ -86,7 +103,7 @@ export class RunExecutor {
       return cancelled;
     };
     const worker = async () => {
-      while (next < items.length && !(await isCancelled())) await work(items[next++]);
+      while (next < items.length && !this.stopping && !(await isCancelled())) await work(items[next++]);
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
     checkedAt = 0;
@@ -163,7 +180,15 @@ export class RunExecutor {
       rows.map((row) => ({ status: row.status, latencyMs: row.latencyMs, rulesPassed: row.rulesPassed, rulesTotal: row.rulesTotal })),
       finishedAt.getTime() - startedAt.getTime(),
     );
-    await this.dataSource.getRepository(RunEntity).update({ id: run.id, status: 'running' }, { status: 'completed', summary, finishedAt });
+    await this.finish(run.id, { status: 'completed', summary, finishedAt });
+  }
+
+  /** Ends a running run and schedules its webhook in the same transaction (only the run's first ending counts). */
+  private async finish(runId: string, changes: Partial<Pick<RunEntity, 'status' | 'summary' | 'error' | 'finishedAt'>>): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const result = await manager.update(RunEntity, { id: runId, status: 'running' }, changes);
+      if (result.affected) await this.webhook.schedule(runId, manager);
+    });
   }
 
   /** Keys `caseId\0repeatIndex` of the results already stored. */

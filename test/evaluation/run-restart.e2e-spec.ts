@@ -1,0 +1,54 @@
+import request from 'supertest';
+import { LocalPeer, startLocalPeer } from '../support/peers/local-peers';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const API_KEY = 'eval-api-key-0123456789abcdef';
+const CASES = 30;
+
+describe('a run survives a restart (issue 3 acceptance 6)', () => {
+  let agent: LocalPeer;
+  let first: TestApp | undefined;
+  let second: TestApp | undefined;
+
+  beforeAll(async () => {
+    // 100 ms per reply, one case at a time: the run takes ~3 s, long enough to stop the app in the middle.
+    agent = await startLocalPeer(({ body }) => ({ body: { reply: `ok ${(body as { message: string }).message}` }, delayMs: 100 }));
+  });
+  afterAll(async () => {
+    await second?.close();
+    await agent?.close();
+  });
+
+  it('completes on a new instance, running no case twice', async () => {
+    first = await startTestApp({ EVAL_API_KEYS: API_KEY }, { dropDatabaseOnClose: false });
+    const api = (app: TestApp, method: 'get' | 'post', path: string) => request(app.baseUrl)[method](path).set('X-API-Key', API_KEY);
+    const cases = Array.from({ length: CASES }, (_, index) => ({ id: `c${index}`, input: `m${index}`, rules: [{ type: 'contains', value: `m${index}` }] }));
+    const scenario = await api(first, 'post', '/api/scenarios').send({ name: 'Restart', cases }).expect(201);
+    const target = await api(first, 'post', '/api/targets').send({ name: 'slow', kind: 'http', max_concurrency: 1, http: { url: agent.url, body_template: { message: '{{message}}' }, reply_path: '$.reply' } }).expect(201);
+    const created = await api(first, 'post', '/api/runs').send({ scenario_id: scenario.body.id, target_id: target.body.id, concurrency: 1 }).expect(201);
+
+    while (agent.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    const database = first.database;
+    const closing = Date.now();
+    await first.close(); // the app stops mid-run: the case in flight finishes, the job goes back to the queue
+    expect(Date.now() - closing).toBeLessThan(4_000);
+    first = undefined;
+    const sentBeforeRestart = agent.requests.length;
+    expect(sentBeforeRestart).toBeLessThan(CASES);
+
+    second = await startTestApp({ EVAL_API_KEYS: API_KEY }, { database, dropDatabaseOnClose: true });
+    let run = (await api(second, 'get', `/api/runs/${created.body.id}`).expect(200)).body;
+    for (let attempt = 0; attempt < 600 && run.status !== 'completed'; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      run = (await api(second, 'get', `/api/runs/${created.body.id}`).expect(200)).body;
+    }
+    expect(run.status).toBe('completed');
+    expect(run.summary).toMatchObject({ total_cases: CASES, passed_cases: CASES });
+    const report = await api(second, 'get', `/api/reports/${created.body.id}`).expect(200);
+    expect(report.body.cases.map((item: { case_id: string }) => item.case_id)).toEqual(cases.map((item) => item.id));
+    // Every case reached the target once, except at most the one in flight when the first instance stopped.
+    const messages = agent.requests.map((entry) => (entry.body as { message: string }).message);
+    expect(new Set(messages).size).toBe(CASES);
+    expect(messages.length).toBeLessThanOrEqual(CASES + 1);
+  });
+});
