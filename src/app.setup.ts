@@ -57,7 +57,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   // Sites are the users' own content: served before helmet's API policy (a CSP for JSON would break their pages).
   app.use(siteServingMiddleware(config.deploy.sitesDir));
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https:'] } } }));
-  app.useBodyParser('json', { limit: '1mb' });
+  app.useBodyParser('json', { limit: config.jsonBodyLimitBytes });
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'Atrium API' });

@@ -55,6 +55,10 @@ export class EnvironmentVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(0)
   SHUTDOWN_GRACE_MS: number = 10_000;
 
+  /** Largest JSON request body in bytes (scenarios with tens of thousands of cases are several MB). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1024)
+  HTTP_JSON_BODY_LIMIT_BYTES: number = 16 * 1024 * 1024;
+
   @IsOptional() @IsUrl({ require_tld: false, require_protocol: true })
   DEPLOY_PUBLIC_URL?: string;
 
@@ -136,6 +140,7 @@ export interface AppConfig {
   dataDir: string;
   embeddedPostgresPort: number;
   shutdownGraceMs: number;
+  jsonBodyLimitBytes: number;
   deploy: {
     publicUrl: string;
     registrationKey?: string;
@@ -192,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     dataDir,
     embeddedPostgresPort: vars.EMBEDDED_POSTGRES_PORT,
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
+    jsonBodyLimitBytes: vars.HTTP_JSON_BODY_LIMIT_BYTES,
     deploy: {
       publicUrl: (vars.DEPLOY_PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
       registrationKey: vars.DEPLOY_REGISTRATION_KEY,
