@@ -20,18 +20,20 @@ import { RunEntity } from './runs/run.entity';
 import { RuleResultEntity } from './runs/rule-result.entity';
 import { RunsController } from './runs/runs.controller';
 import { RunsService } from './runs/runs.service';
+import { DashboardController } from './stats/dashboard.controller';
+import { DashboardService } from './stats/dashboard.service';
 import { TargetEntity } from './targets/target.entity';
 import { TargetsController } from './targets/targets.controller';
 import { TargetsService } from './targets/targets.service';
 
-/** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations, scenarios, targets, runs, reports. */
+/** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations, scenarios, targets, runs, reports, webhook, dashboard. */
 @Module({
   imports: [
     TypeOrmModule.forFeature([SignInFailureEntity, ModelConfigEntity, ScenarioEntity, TargetEntity, RunEntity, CaseResultEntity, RuleResultEntity]),
     JobsModule.forFeature([RUN_EVALUATION, RUN_COMPLETED_WEBHOOK]),
   ],
-  controllers: [SignInController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController],
-  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunWebhook, ReportsService],
+  controllers: [SignInController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController, DashboardController],
+  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunWebhook, ReportsService, DashboardService],
   exports: [ModelConfigsService, ScenariosService, TargetsService],
 })
 export class EvaluationModule {}

@@ -170,6 +170,18 @@ describe('runs (evaluation-platform.md: POST/GET /api/runs; issue 3 acceptance 1
     await api('get', '/api/reports/compare').query({ run1: run.id }).expect(400);
   });
 
+  it('aggregates the dashboard from the runs so far', async () => {
+    const stats = await api('get', '/api/stats/dashboard').query({ days: 7 }).expect(200);
+    expect(stats.body.scenarios).toBeGreaterThanOrEqual(4);
+    expect(stats.body.runs_by_status.completed).toBeGreaterThanOrEqual(4);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(stats.body.pass_rate_trend).toEqual([expect.objectContaining({ day: today, runs: stats.body.runs_by_status.completed })]);
+    expect(stats.body.pass_rate_trend[0].mean_pass_rate).toBeGreaterThan(0);
+    expect(stats.body.slowest_targets.length).toBeGreaterThan(0);
+    expect(stats.body.slowest_targets[0]).toEqual({ target_id: expect.any(String), target_name: expect.any(String), runs: expect.any(Number), mean_latency_p95_ms: expect.any(Number) });
+    await api('get', '/api/stats/dashboard').query({ days: 0 }).expect(400);
+  });
+
   it('refuses unknown scenarios and targets, and cancels only live runs', async () => {
     await api('post', '/api/runs').send({ scenario_id: '00000000-0000-4000-8000-000000000000', target_id: '00000000-0000-4000-8000-000000000000' }).expect(404);
     await api('post', '/api/runs').send({ scenario_id: 'x', target_id: 'y' }).expect(400);
