@@ -51,4 +51,57 @@ describe('a run survives a restart (issue 3 acceptance 6)', () => {
     expect(new Set(messages).size).toBe(CASES);
     expect(messages.length).toBeLessThanOrEqual(CASES + 1);
   });
+
+  it('cancels a running run: no new case starts, finished ones keep their results', async () => {
+    const app = await startTestApp({ EVAL_API_KEYS: API_KEY });
+    try {
+      const api = (method: 'get' | 'post', path: string) => request(app.baseUrl)[method](path).set('X-API-Key', API_KEY);
+      const cases = Array.from({ length: CASES }, (_, index) => ({ id: `k${index}`, input: `cancel-${index}`, rules: [] }));
+      const scenario = await api('post', '/api/scenarios').send({ name: 'Cancel', cases }).expect(201);
+      const target = await api('post', '/api/targets').send({ name: 'slow', kind: 'http', max_concurrency: 1, http: { url: agent.url, body_template: { message: '{{message}}' }, reply_path: '$.reply' } }).expect(201);
+      const created = await api('post', '/api/runs').send({ scenario_id: scenario.body.id, target_id: target.body.id, concurrency: 8 }).expect(201);
+      const sent = () => agent.requests.filter((entry) => String((entry.body as { message: string }).message).startsWith('cancel-')).length;
+      while (sent() < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+      const cancelled = await api('post', `/api/runs/${created.body.id}/cancel`).expect(200);
+      expect(cancelled.body.status).toBe('cancelled');
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(sent()).toBeLessThan(CASES);
+      const report = await api('get', `/api/reports/${created.body.id}`).expect(200);
+      expect(report.body.status).toBe('cancelled');
+      expect(report.body.cases.length).toBeGreaterThan(0);
+      await api('post', `/api/runs/${created.body.id}/cancel`).expect(409);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('never sends more requests at once than the target allows', async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const counting = await startLocalPeer(async ({ body }) => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      inFlight--;
+      return { body: { reply: `ok ${(body as { message: string }).message}` } };
+    });
+    const app = await startTestApp({ EVAL_API_KEYS: API_KEY });
+    try {
+      const api = (method: 'get' | 'post', path: string) => request(app.baseUrl)[method](path).set('X-API-Key', API_KEY);
+      const cases = Array.from({ length: 40 }, (_, index) => ({ id: `p${index}`, input: `p${index}`, rules: [] }));
+      const scenario = await api('post', '/api/scenarios').send({ name: 'Cap', cases }).expect(201);
+      const target = await api('post', '/api/targets').send({ name: 'capped', kind: 'http', max_concurrency: 3, http: { url: counting.url, body_template: { message: '{{message}}' }, reply_path: '$.reply' } }).expect(201);
+      const created = await api('post', '/api/runs').send({ scenario_id: scenario.body.id, target_id: target.body.id, concurrency: 50 }).expect(201);
+      let run = created.body;
+      while (run.status !== 'completed') {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        run = (await api('get', `/api/runs/${created.body.id}`).expect(200)).body;
+      }
+      expect(run.summary.total_cases).toBe(40);
+      expect(maxInFlight).toBe(3);
+    } finally {
+      await app.close();
+      await counting.close();
+    }
+  });
 });
