@@ -141,7 +141,7 @@ describe('publishSiteArchive: accepted archives', () => {
   const files: Record<string, Buffer> = {
     'index.html': INDEX,
     'css/site.css': Buffer.from('body { margin: 0 }\n'),
-    'js/app.js': Buffer.from('console.log("hi");\n'),
+    'js/app.js': Buffer.from('document.title = "hi";\n'),
     'assets/img/logo.png': png,
     'assets/video/big.bin': randomBytes(3 * MB), // above the in-memory threshold: streamed to disk
     'docs/über café.txt': Buffer.from('Grüße aus Köln — ünïcödé\n'),
