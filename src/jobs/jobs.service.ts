@@ -57,6 +57,8 @@ interface FoundHandler extends JobHandlerMetadata {
 export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger('Jobs');
   private readonly handlers = new Map<string, FoundHandler>();
+  /** pg-boss worker ids of this instance, by job name (to wake them, see notify). */
+  private readonly workerIds = new Map<string, string[]>();
   private pool?: Pool;
   private boss?: PgBoss;
   private workersStarted = false;
@@ -119,6 +121,8 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     for (const handler of this.handlers.values()) {
       for (let i = 0; i < handler.options.concurrency; i++) {
         let workerId: string | undefined;
+        const ids = this.workerIds.get(handler.name) ?? [];
+        this.workerIds.set(handler.name, ids);
         workerId = await this.boss.work<object>(
           handler.name,
           { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: this.options.pollingIntervalSeconds },
@@ -131,6 +135,7 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
             }
           },
         );
+        ids.push(workerId);
       }
     }
     this.workersStarted = true;
@@ -147,6 +152,14 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     if (this.workersStarted) this.logger.log(`Stopping job workers (waiting up to ${this.options.shutdownTimeoutMs} ms for running jobs)`);
     await this.boss.stop({ graceful: true, timeout: this.options.shutdownTimeoutMs, wait: true, close: false });
     this.workersStarted = false;
+  }
+
+  /**
+   * Wakes this instance's idle workers of `job` now instead of at their next poll (up to `pollingIntervalSeconds`
+   * later). Call it after the transaction that enqueued with `manager` committed; plain enqueues do it themselves.
+   */
+  notify(job: JobDefinition<any>): void {
+    for (const workerId of this.workerIds.get(job.name) ?? []) this.boss?.notifyWorker(workerId);
   }
 
   /** Closes the connection pool, after the HTTP server stopped taking requests that might enqueue. */
@@ -191,6 +204,7 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
       db: manager ? { executeSql: async (text, values) => ({ rows: await manager.query(text, values) }) } : undefined,
     });
     if (id === null && singletonKey === undefined) throw new Error(`pg-boss did not store job "${job.name}".`);
+    if (!manager) this.notify(job);
     this.logger.debug(id ? `Enqueued job ${job.name} ${id}` : `Job ${job.name} with key ${singletonKey} is already queued`);
     return id;
   }

@@ -15,6 +15,11 @@ const LIST_COLUMNS = [
   'run.campaignId', 'run.concurrency', 'run.repeatCount', 'run.summary', 'run.error', 'run.createdAt', 'run.startedAt', 'run.finishedAt',
 ];
 
+/** Maps a run read by {@link RunsService.lightQuery} (no cases) with its SQL-computed case count. */
+function toLightRunDto(run: RunEntity, raw: unknown): RunDto {
+  return { ...toRunDto({ ...run, cases: [] }), case_count: Number((raw as { case_count: number }).case_count) };
+}
+
 /** Runs: creation, reading, listing, cancelling (evaluation-platform.md, Endpoints: /api/runs). */
 @Injectable()
 export class RunsService {
@@ -57,13 +62,14 @@ export class RunsService {
       await this.jobs.enqueue(RUN_EVALUATION, { runId: row.id }, { manager });
       return row;
     });
+    this.jobs.notify(RUN_EVALUATION);
     return toRunDto(run);
   }
 
   /** Newest first; filter by status, scenario, target, campaign; sortable by `createdAt`. */
   async list(query: RunQueryDto): Promise<Page<RunDto>> {
     const order = toOrder(query.sort, { createdAt: 'run.createdAt' }, { 'run.createdAt': 'DESC' });
-    const builder = this.dataSource.getRepository(RunEntity).createQueryBuilder('run').select(LIST_COLUMNS).addSelect('jsonb_array_length(run.cases)', 'case_count');
+    const builder = this.lightQuery();
     if (query.status) builder.andWhere('run.status = :status', { status: query.status });
     if (query.scenario_id) builder.andWhere('run.scenarioId = :scenarioId', { scenarioId: query.scenario_id });
     if (query.target_id) builder.andWhere('run.targetId = :targetId', { targetId: query.target_id });
@@ -71,13 +77,22 @@ export class RunsService {
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
     builder.addOrderBy('run.id', 'DESC').offset(query.page * query.size).limit(query.size);
     const [{ entities, raw }, total] = await Promise.all([builder.getRawAndEntities(), builder.getCount()]);
-    const content = entities.map((run, index) => ({ ...toRunDto({ ...run, cases: [] }), case_count: Number((raw[index] as { case_count: number }).case_count) }));
-    return toPage(content, total, query);
+    return toPage(entities.map((run, index) => toLightRunDto(run, raw[index])), total, query);
   }
 
-  /** @throws NotFoundException (404) */
+  /**
+   * The run as pollers read it, without loading its case snapshot (a 20,000-case snapshot cost ~50 ms per poll).
+   * @throws NotFoundException (404)
+   */
   async get(id: string): Promise<RunDto> {
-    return toRunDto(await this.find(id));
+    const { entities, raw } = await this.lightQuery().where('run.id = :id', { id }).getRawAndEntities();
+    if (entities.length === 0) throw new NotFoundException(`No run ${id}.`);
+    return toLightRunDto(entities[0], raw[0]);
+  }
+
+  /** Runs without their case snapshot, with `case_count` computed by PostgreSQL. */
+  private lightQuery() {
+    return this.dataSource.getRepository(RunEntity).createQueryBuilder('run').select(LIST_COLUMNS).addSelect('jsonb_array_length(run.cases)', 'case_count');
   }
 
   /**
@@ -88,9 +103,9 @@ export class RunsService {
     const result = await this.dataSource
       .getRepository(RunEntity)
       .update({ id, status: In(['queued', 'running']) }, { status: 'cancelled', finishedAt: new Date() });
-    const run = await this.find(id);
+    const run = await this.get(id);
     if (!result.affected) throw new ConflictException(`The run is already ${run.status}.`);
-    return toRunDto(run);
+    return run;
   }
 
   /** The stored run. @throws NotFoundException (404) */
