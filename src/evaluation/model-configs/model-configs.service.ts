@@ -82,16 +82,6 @@ export class ModelConfigsService {
     if (!result.affected) throw new NotFoundException(`No model configuration ${id}.`);
   }
 
-  /**
-   * The configuration analysis uses: `id` when given, else the analysis default; only enabled chat ones.
-   * @returns undefined when none is resolvable
-   */
-  async resolveForAnalysis(id?: string | null): Promise<ModelConfigEntity | undefined> {
-    const repository = this.dataSource.getRepository(ModelConfigEntity);
-    const row = id ? await repository.findOneBy({ id }) : await repository.findOneBy({ isAnalysisDefault: true });
-    return row && !analysisDefaultRefusal(row) ? row : undefined;
-  }
-
   /** Clears the previous holder and sets `row`, in the caller's transaction, under the advisory lock. */
   private async makeAnalysisDefault(manager: EntityManager, row: ModelConfigEntity): Promise<void> {
     const refusal = analysisDefaultRefusal(row);

@@ -14,7 +14,7 @@ import { TargetEntity } from '../targets/target.entity';
 import { TargetsService } from '../targets/targets.service';
 import { CaseResultEntity, CaseStatus, TranscriptTurn } from './case-result.entity';
 import { RUN_EVALUATION } from './run-jobs';
-import { RunEntity } from './run.entity';
+import { LIVE_RUN_STATUSES, RunEntity } from './run.entity';
 import { RuleResultEntity } from './rule-result.entity';
 import { createRubricJudge } from './rubric-judge';
 import { RunWebhook } from './run-webhook';
@@ -63,8 +63,8 @@ export class RunExecutor implements OnModuleDestroy {
   async execute({ runId }: { runId: string }): Promise<void> {
     const runs = this.dataSource.getRepository(RunEntity);
     const run = await runs.findOneBy({ id: runId });
-    if (!run || !['queued', 'running'].includes(run.status)) return;
-    await runs.update({ id: runId, status: In(['queued', 'running']) }, { status: 'running', startedAt: run.startedAt ?? new Date() });
+    if (!run || !LIVE_RUN_STATUSES.includes(run.status)) return;
+    await runs.update({ id: runId, status: In(LIVE_RUN_STATUSES) }, { status: 'running', startedAt: run.startedAt ?? new Date() });
     const startedAt = run.startedAt ?? new Date();
     try {
       const target = run.targetId ? await this.dataSource.getRepository(TargetEntity).findOneBy({ id: run.targetId }) : null;

@@ -4,8 +4,8 @@ import type { ScenarioCase } from '../scenarios/scenario.entity';
 
 export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
-/** `completed` and `failed` are what pollers wait for (spec: States); `cancelled` is terminal too. */
-export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+/** A run in these states can still execute or be cancelled; the others (`completed`, `failed`, `cancelled`) are terminal. */
+export const LIVE_RUN_STATUSES: RunStatus[] = ['queued', 'running'];
 export const RUN_TRIGGERS = ['manual', 'ai_assistant', 'cli'] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 

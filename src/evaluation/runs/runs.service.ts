@@ -6,7 +6,7 @@ import { JobsService } from '../../jobs/jobs.service';
 import { ScenariosService } from '../scenarios/scenarios.service';
 import { TargetsService } from '../targets/targets.service';
 import { RUN_EVALUATION } from './run-jobs';
-import { RunEntity, TERMINAL_RUN_STATUSES } from './run.entity';
+import { LIVE_RUN_STATUSES, RunEntity } from './run.entity';
 import { CreateRunDto, RunDto, RunQueryDto, toRunDto } from './runs.dto';
 
 /** Columns of a run without its case snapshot (lists stay light even for 20,000-case runs). */
@@ -102,7 +102,7 @@ export class RunsService {
   async cancel(id: string): Promise<RunDto> {
     const result = await this.dataSource
       .getRepository(RunEntity)
-      .update({ id, status: In(['queued', 'running']) }, { status: 'cancelled', finishedAt: new Date() });
+      .update({ id, status: In(LIVE_RUN_STATUSES) }, { status: 'cancelled', finishedAt: new Date() });
     const run = await this.get(id);
     if (!result.affected) throw new ConflictException(`The run is already ${run.status}.`);
     return run;
@@ -113,10 +113,5 @@ export class RunsService {
     const run = await this.dataSource.getRepository(RunEntity).findOneBy({ id });
     if (!run) throw new NotFoundException(`No run ${id}.`);
     return run;
-  }
-
-  /** True for completed, failed, cancelled. */
-  static isTerminal(run: Pick<RunEntity, 'status'>): boolean {
-    return TERMINAL_RUN_STATUSES.includes(run.status);
   }
 }
