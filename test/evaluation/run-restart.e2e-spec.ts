@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { waitForRun } from '../support/evaluation-runs';
 import { LocalPeer, startLocalPeer } from '../support/peers/local-peers';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -37,11 +38,7 @@ describe('a run survives a restart (issue 3 acceptance 6)', () => {
     expect(sentBeforeRestart).toBeLessThan(CASES);
 
     second = await startTestApp({ EVAL_API_KEYS: API_KEY }, { database, dropDatabaseOnClose: true });
-    let run = (await api(second, 'get', `/api/runs/${created.body.id}`).expect(200)).body;
-    for (let attempt = 0; attempt < 600 && run.status !== 'completed'; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      run = (await api(second, 'get', `/api/runs/${created.body.id}`).expect(200)).body;
-    }
+    const run = await waitForRun(second.baseUrl, API_KEY, created.body.id);
     expect(run.status).toBe('completed');
     expect(run.summary).toMatchObject({ total_cases: CASES, passed_cases: CASES });
     const report = await api(second, 'get', `/api/reports/${created.body.id}`).expect(200);
@@ -92,11 +89,8 @@ describe('a run survives a restart (issue 3 acceptance 6)', () => {
       const scenario = await api('post', '/api/scenarios').send({ name: 'Cap', cases }).expect(201);
       const target = await api('post', '/api/targets').send({ name: 'capped', kind: 'http', max_concurrency: 3, http: { url: counting.url, body_template: { message: '{{message}}' }, reply_path: '$.reply' } }).expect(201);
       const created = await api('post', '/api/runs').send({ scenario_id: scenario.body.id, target_id: target.body.id, concurrency: 50 }).expect(201);
-      let run = created.body;
-      while (run.status !== 'completed') {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        run = (await api('get', `/api/runs/${created.body.id}`).expect(200)).body;
-      }
+      const run = await waitForRun(app.baseUrl, API_KEY, created.body.id, { intervalMs: 50 });
+      expect(run.status).toBe('completed');
       expect(run.summary.total_cases).toBe(40);
       expect(maxInFlight).toBe(3);
     } finally {

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { waitForRun as waitForRunToEnd } from '../support/evaluation-runs';
 import { chatCompletion, LocalPeer, startLocalPeer } from '../support/peers/local-peers';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -52,14 +53,7 @@ describe('runs (evaluation-platform.md: POST/GET /api/runs; issue 3 acceptance 1
   let models: LocalPeer;
   const api = (method: 'get' | 'post' | 'patch', path: string) => request(testApp.baseUrl)[method](path).set('X-API-Key', API_KEY);
 
-  const waitForRun = async (id: string) => {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const run = await api('get', `/api/runs/${id}`).expect(200);
-      if (['completed', 'failed', 'cancelled'].includes(run.body.status)) return run.body;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`run ${id} did not finish`);
-  };
+  const waitForRun = (id: string) => waitForRunToEnd(testApp.baseUrl, API_KEY, id);
 
   beforeAll(async () => {
     agent = await startLocalPeer(({ body }) => {

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { waitForRun } from '../support/evaluation-runs';
 import { LocalPeer, startLocalPeer } from '../support/peers/local-peers';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -10,12 +11,7 @@ async function runOnce(testApp: TestApp, agentUrl: string): Promise<{ id: string
   const scenario = await api('post', '/api/scenarios').send({ name: 'Webhook', cases: [{ id: 'a', input: 'ping', rules: [{ type: 'contains', value: 'ping' }] }] }).expect(201);
   const target = await api('post', '/api/targets').send({ name: 'echo', kind: 'http', http: { url: agentUrl, body_template: { message: '{{message}}' }, reply_path: '$.reply' } }).expect(201);
   const created = await api('post', '/api/runs').send({ scenario_id: scenario.body.id, target_id: target.body.id }).expect(201);
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const run = await api('get', `/api/runs/${created.body.id}`).expect(200);
-    if (run.body.status === 'completed' || run.body.status === 'failed') return run.body;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('run did not finish');
+  return waitForRun(testApp.baseUrl, API_KEY, created.body.id);
 }
 
 async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<void> {
