@@ -117,6 +117,7 @@ async function benchRun(label, count, targetId) {
     created = await api('POST', '/api/scenarios', scenarioBody(cases, `bench ${label}`));
   }
   const scenario = expect(created, 201, `POST /api/scenarios (${label})`);
+  notes.push(`RSS after the scenario POST ${procMb(app.pid, 'VmRSS').toFixed(0)} MB (VmHWM ${procMb(app.pid, 'VmHWM').toFixed(0)} MB)`);
   const total = scenario.case_count * repeat;
   Object.assign(stats, { requests: 0, maxInFlight: 0 });
   const cpuBefore = cpuMs();
