@@ -3,6 +3,14 @@ import { EvaluationAuthAndModelConfigs1795305400000 } from './1795305400000-Eval
 import { EvaluationScenarios1795306000000 } from './1795306000000-EvaluationScenarios';
 import { EvaluationTargets1795306600000 } from './1795306600000-EvaluationTargets';
 import { EvaluationRuns1795307200000 } from './1795307200000-EvaluationRuns';
+import { EvaluationCampaigns1795310000000 } from './1795310000000-EvaluationCampaigns';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
-export const ALL_MIGRATIONS = [DeployGateway1795301000000, EvaluationAuthAndModelConfigs1795305400000, EvaluationScenarios1795306000000, EvaluationTargets1795306600000, EvaluationRuns1795307200000];
+export const ALL_MIGRATIONS = [
+  DeployGateway1795301000000,
+  EvaluationAuthAndModelConfigs1795305400000,
+  EvaluationScenarios1795306000000,
+  EvaluationTargets1795306600000,
+  EvaluationRuns1795307200000,
+  EvaluationCampaigns1795310000000,
+];

@@ -12,6 +12,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { isAbsolute, resolve } from 'node:path';
+import type { ExplorationBudget } from '../evaluation/campaigns/exploration-budget';
 
 /** Permissions an agent token may carry (deployment-gateway.md, Resources: Token). */
 export const DEPLOY_PERMISSIONS = ['deploy', 'exec', 'list', 'delete'] as const;
@@ -127,6 +128,18 @@ export class EnvironmentVariables {
   /** Sent as X-Webhook-Secret when set. */
   @IsOptional() @IsString()
   EVAL_WEBHOOK_SECRET?: string;
+
+  /** Platform default exploration budget (rule 4): sessions a campaign may open inside its window. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  EVAL_EXPLORATION_SESSIONS_PER_WINDOW: number = 20;
+
+  /** Platform default exploration budget: virtual-user turns per session. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_EXPLORATION_TURNS_PER_SESSION: number = 10;
+
+  /** Platform default exploration budget: least time between two session starts of a campaign, ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  EVAL_EXPLORATION_MIN_SESSION_INTERVAL_MS: number = 60_000;
 }
 
 /** Typed, resolved configuration (absolute paths, derived defaults filled in). */
@@ -163,6 +176,8 @@ export interface AppConfig {
     signInWindowMs: number;
     webhookUrl?: string;
     webhookSecret?: string;
+    /** Platform default exploration budget; campaigns override it field by field. */
+    explorationBudget: ExplorationBudget;
   };
 }
 
@@ -224,6 +239,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       signInWindowMs: vars.EVAL_SIGN_IN_WINDOW_MS,
       webhookUrl: vars.EVAL_WEBHOOK_URL,
       webhookSecret: vars.EVAL_WEBHOOK_SECRET,
+      explorationBudget: {
+        sessionsPerWindow: vars.EVAL_EXPLORATION_SESSIONS_PER_WINDOW,
+        turnsPerSession: vars.EVAL_EXPLORATION_TURNS_PER_SESSION,
+        minSessionIntervalMs: vars.EVAL_EXPLORATION_MIN_SESSION_INTERVAL_MS,
+      },
     },
   };
 }

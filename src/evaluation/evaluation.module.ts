@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CampaignEntity } from './campaigns/campaign.entity';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EvaluationCredentialStrategy, EvaluationSessions } from './auth/evaluation-auth';
 import { SignInController } from './auth/sign-in.controller';
@@ -29,7 +30,7 @@ import { TargetsService } from './targets/targets.service';
 /** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations, scenarios, targets, runs, reports, webhook, dashboard. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([SignInFailureEntity, ModelConfigEntity, ScenarioEntity, TargetEntity, RunEntity, CaseResultEntity, RuleResultEntity]),
+    TypeOrmModule.forFeature([SignInFailureEntity, ModelConfigEntity, ScenarioEntity, TargetEntity, RunEntity, CaseResultEntity, RuleResultEntity, CampaignEntity]),
     JobsModule.forFeature([RUN_EVALUATION, RUN_COMPLETED_WEBHOOK]),
   ],
   controllers: [SignInController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController, DashboardController],
