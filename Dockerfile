@@ -21,4 +21,5 @@ USER node
 VOLUME ["/var/lib/atrium"]
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s CMD node -e "fetch('http://127.0.0.1:3000/api/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-CMD ["node", "dist/src/main.js"]
+# Same V8 heap sizing as `npm start` (README: Memory).
+CMD ["node", "--max-old-space-size=1536", "dist/src/main.js"]

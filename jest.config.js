@@ -16,11 +16,25 @@ const swc = [
   },
 ];
 
+/**
+ * ESM-only packages (and their ESM-only dependencies) that the app loads through Node's require(esm) but Jest's
+ * CommonJS runtime cannot: transformed to CommonJS by SWC like @nestjs. The chat wing's OAuth2 stack: jose 6,
+ * oidc-provider 8 (with got, eta, nanoid, quick-lru) and the test issuer oauth2-mock-server 8.
+ */
+const ESM_ONLY_PACKAGES = [
+  'jose', 'oidc-provider', 'oauth2-mock-server', 'got', 'eta', 'nanoid', 'quick-lru', '@sindresorhus', '@szmarczak', 'cacheable-lookup',
+  'cacheable-request', 'form-data-encoder', 'is-plain-obj', 'lowercase-keys', 'mimic-response', 'normalize-url', 'p-cancelable', 'responselike',
+  // file-type 21 (content sniffing of stored files, src/common/storage/content-type.ts) and its ESM dependencies.
+  'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit',
+];
+
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j|mj)s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs)/)'],
+  transformIgnorePatterns: [`/node_modules/(?!(${['@nestjs', ...ESM_ONLY_PACKAGES].join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  // file-type's exports offer only `import`/`module-sync` conditions, which Jest's resolver does not use.
+  moduleNameMapper: { '^file-type$': '<rootDir>/node_modules/file-type/index.js' },
   setupFiles: ['reflect-metadata'],
 };
 

@@ -83,7 +83,10 @@ const port = await freePort();
 const env = { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', DATA_DIR: join(work, 'data'), EMBEDDED_POSTGRES_PORT: String(await freePort()), EVAL_API_KEYS: apiKey };
 // Set, so the app does not print generated ones.
 Object.assign(env, { DEPLOY_REGISTRATION_KEY: 'bench-registration-key-0123456789', DEPLOY_OWNER_TOKEN: 'bench-owner-token-0123456789abcdef' });
-const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+// The app runs as `npm start` runs it: with the node flags of package.json's start script (V8 heap sizing), then
+// BENCH_NODE_ARGS.
+const startFlags = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
+const nodeArgs = [...startFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 const app = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
 const baseUrl = `http://127.0.0.1:${port}`;
 let appExited = false;
@@ -161,7 +164,7 @@ try {
     if (appExited || attempt > 120) throw new Error('the app did not start (did you run npm run build?)');
     await sleep(500);
   }
-  console.log(`app up: pid ${app.pid}, RSS ${procMb(app.pid, 'VmRSS').toFixed(0)} MB; target ${targetUrl} answers in ${delayMs} ms; concurrency ${concurrency}`);
+  console.log(`app up (node ${nodeArgs.join(' ')}): pid ${app.pid}, RSS ${procMb(app.pid, 'VmRSS').toFixed(0)} MB; target ${targetUrl} answers in ${delayMs} ms; concurrency ${concurrency}`);
   const http = { url: targetUrl, body_template: { message: '{{message}}' }, reply_path: '$.reply' };
   const targetId = expect(await api('POST', '/api/targets', { name: 'bench target', kind: 'http', max_concurrency: concurrency, http }), 201, 'POST /api/targets').id;
   for (const [label, count] of [['small', cases], ['big', bigCases]].filter(([, count]) => count > 0)) {

@@ -4,6 +4,12 @@ import { EvaluationScenarios1795306000000 } from './1795306000000-EvaluationScen
 import { EvaluationTargets1795306600000 } from './1795306600000-EvaluationTargets';
 import { EvaluationRuns1795307200000 } from './1795307200000-EvaluationRuns';
 import { EvaluationCampaigns1795310000000 } from './1795310000000-EvaluationCampaigns';
+import { EvaluationCampaignAnalysis1795310600000 } from './1795310600000-EvaluationCampaignAnalysis';
+import { EvaluationExploration1795310900000 } from './1795310900000-EvaluationExploration';
+import { EvaluationIntelligent1795311200000 } from './1795311200000-EvaluationIntelligent';
+import { EvaluationFiles1795311500000 } from './1795311500000-EvaluationFiles';
+import { ChatTenantsAndOAuth1795313000000 } from './1795313000000-ChatTenantsAndOAuth';
+import { ChatPlatformSimulator1795313600000 } from './1795313600000-ChatPlatformSimulator';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -13,4 +19,10 @@ export const ALL_MIGRATIONS = [
   EvaluationTargets1795306600000,
   EvaluationRuns1795307200000,
   EvaluationCampaigns1795310000000,
+  EvaluationCampaignAnalysis1795310600000,
+  EvaluationExploration1795310900000,
+  EvaluationIntelligent1795311200000,
+  EvaluationFiles1795311500000,
+  ChatTenantsAndOAuth1795313000000,
+  ChatPlatformSimulator1795313600000,
 ];

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthGuard } from './common/auth/auth.guard';
 import { ProblemDetailsFilter } from './common/http/problem-details.filter';
 import type { AppConfig } from './config/app-config';
+import { ChatModule } from './chat/chat.module';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DeployModule } from './deploy/deploy.module';
@@ -19,7 +20,7 @@ export class AppModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), JobsModule.forRoot(databaseUrl), DeployModule, EvaluationModule],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), JobsModule.forRoot(databaseUrl), DeployModule, EvaluationModule, ChatModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

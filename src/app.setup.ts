@@ -4,6 +4,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Logger as Pino } from 'pino';
 import pinoHttp from 'pino-http';
+import { addChatSecurityScheme, applyChatOperationScopes, CHAT_SWAGGER_UI_OPTIONS, mountChatAuthorizationServer } from './chat/auth/chat-openapi';
 import { createValidationPipe } from './common/http/validation';
 import type { AppConfig } from './config/app-config';
 import { DEPLOY_AGENT_SCHEME, DEPLOY_OWNER_SCHEME } from './deploy/auth/deploy-auth.strategies';
@@ -34,7 +35,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('evaluation: scenarios', 'Evaluation platform: scenarios and their versions')
     .addTag('evaluation: targets', 'Evaluation platform: agents under test and their channels')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  addChatSecurityScheme(config, app);
+  const document = SwaggerModule.createDocument(app, config);
+  applyChatOperationScopes(document);
+  return document;
 }
 
 /**
@@ -54,11 +58,14 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
       },
     }),
   );
+  // The chat wing's built-in OAuth2 server (/oauth): before the sites (no namespace may shadow its JWKS) and the
+  // body parsers (it reads its own form bodies).
+  mountChatAuthorizationServer(app);
   // Sites are the users' own content: served before helmet's API policy (a CSP for JSON would break their pages).
   app.use(siteServingMiddleware(config.deploy.sitesDir));
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https:'] } } }));
   app.useBodyParser('json', { limit: config.jsonBodyLimitBytes });
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApiDocument(app);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'Atrium API' });
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'Atrium API', swaggerOptions: CHAT_SWAGGER_UI_OPTIONS });
 }

@@ -13,10 +13,14 @@ import {
 } from 'class-validator';
 import { isAbsolute, resolve } from 'node:path';
 import type { ExplorationBudget } from '../evaluation/campaigns/exploration-budget';
+import { CHAT_PLATFORM_MODES, type ChatPlatformMode } from '../chat/platform/chat-platform.port';
 
 /** Permissions an agent token may carry (deployment-gateway.md, Resources: Token). */
 export const DEPLOY_PERMISSIONS = ['deploy', 'exec', 'list', 'delete'] as const;
 export type DeployPermission = (typeof DEPLOY_PERMISSIONS)[number];
+
+/** Signing algorithms the chat wing may accept on OAuth2 access tokens: asymmetric only (never `none` or HS*). */
+export const CHAT_OAUTH_ALGORITHM_CHOICES = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
 
 const toList = ({ value }: { value: unknown }) =>
   typeof value === 'string'
@@ -50,6 +54,10 @@ export class EnvironmentVariables {
   @IsOptional() @IsString()
   DATA_DIR: string = './.data';
 
+  /** Root folder of the local file storage adapter (stored blobs: evaluation files, later chat attachments); default $DATA_DIR/files. */
+  @IsOptional() @IsString()
+  STORAGE_DIR?: string;
+
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(65535)
   EMBEDDED_POSTGRES_PORT: number = 54329;
 
@@ -59,6 +67,38 @@ export class EnvironmentVariables {
   /** Largest JSON request body in bytes (scenarios with tens of thousands of cases are several MB). */
   @IsOptional() @Type(() => Number) @IsInt() @Min(1024)
   HTTP_JSON_BODY_LIMIT_BYTES: number = 16 * 1024 * 1024;
+
+  /** Chat platform adapter: the built-in simulator (platform state in chat_sim_* tables) or the HTTP server API. */
+  @IsOptional() @IsIn(CHAT_PLATFORM_MODES)
+  CHAT_PLATFORM_MODE: ChatPlatformMode = 'simulator';
+
+  /** Base URL of the chat platform's server API (`/cgi-bin/...` is appended); required when CHAT_PLATFORM_MODE=http. */
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  CHAT_PLATFORM_BASE_URL?: string;
+
+  /** Timeout of one HTTP request to the chat platform (reading the reply included), ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_PLATFORM_HTTP_TIMEOUT_MS: number = 10_000;
+
+  /** Retries of a chat platform call after a 5xx, busy errcode or network failure (0 = none). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(10)
+  CHAT_PLATFORM_HTTP_RETRIES: number = 2;
+
+  /** Backoff before the first retry, ms; doubles per retry (with jitter). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  CHAT_PLATFORM_HTTP_RETRY_BASE_DELAY_MS: number = 200;
+
+  /** Longest backoff between retries, ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  CHAT_PLATFORM_HTTP_RETRY_MAX_DELAY_MS: number = 5_000;
+
+  /** A cached platform access token is replaced this long before it expires, ms (at most half its lifetime). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  CHAT_PLATFORM_TOKEN_REFRESH_MARGIN_MS: number = 300_000;
+
+  /** Base of the QR code URLs the chat platform simulator hands out; default http://localhost:$PORT/api/chat-simulator/qr. */
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  CHAT_SIMULATOR_QR_BASE_URL?: string;
 
   @IsOptional() @IsUrl({ require_tld: false, require_protocol: true })
   DEPLOY_PUBLIC_URL?: string;
@@ -140,6 +180,126 @@ export class EnvironmentVariables {
   /** Platform default exploration budget: least time between two session starts of a campaign, ms. */
   @IsOptional() @Type(() => Number) @IsInt() @Min(0)
   EVAL_EXPLORATION_MIN_SESSION_INTERVAL_MS: number = 60_000;
+
+  /** Campaign analysis: failed or errored case results given to each scenario's diagnosis (phase 1), at most. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(1000)
+  EVAL_ANALYSIS_FAILURE_SAMPLE_CAP: number = 20;
+
+  /** Campaign analysis: longest input, output or error text of one sampled failure, characters (longer ones are cut). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100)
+  EVAL_ANALYSIS_SAMPLE_TEXT_MAX_CHARS: number = 2_000;
+
+  /** Campaign analysis: model calls per step (a diagnosis, the synthesis) before the analysis ends failed; invalid answers are retried with the errors fed back. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10)
+  EVAL_ANALYSIS_MAX_ATTEMPTS: number = 3;
+
+  /** Campaign analysis: timeout of one model call, ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_ANALYSIS_MODEL_TIMEOUT_MS: number = 120_000;
+
+  /** Campaign analysis: wait after a failed model call before the next attempt, ms (times the attempt number). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  EVAL_ANALYSIS_RETRY_DELAY_MS: number = 2_000;
+
+  /** Campaign analysis: how often a working analysis job records that it is alive, ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(10)
+  EVAL_ANALYSIS_HEARTBEAT_MS: number = 10_000;
+
+  /** Campaign analysis: a generating analysis without a heartbeat for this long is taken over by the sweep, ms (more than twice the heartbeat). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100)
+  EVAL_ANALYSIS_STALE_MS: number = 120_000;
+
+  /** Campaign analysis: how often each instance sweeps for stale generating analyses (also once at start-up), ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(50)
+  EVAL_ANALYSIS_SWEEP_INTERVAL_MS: number = 60_000;
+
+  /** Campaign analysis: worker runs of one start request (restarts, lost workers, retried jobs) before the analysis ends failed. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  EVAL_ANALYSIS_MAX_RUNS: number = 5;
+
+  /** Most virtual-user turns one POST /api/exploration/sessions/{id}/drive call plays (a request may ask for fewer). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  EVAL_EXPLORATION_MAX_DRIVE_TURNS: number = 10;
+
+  /** Longest wait for a target's reply to an exploration message, ms (the target's own timeout_ms applies too); then the turn is stored with the error. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_EXPLORATION_REPLY_TIMEOUT_MS: number = 30_000;
+
+  /** Longest wait for the virtual-user model's next message while driving, ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_EXPLORATION_MODEL_TIMEOUT_MS: number = 60_000;
+
+  /** Longest virtual-user message, characters (413 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_EXPLORATION_MESSAGE_MAX_CHARS: number = 8_000;
+
+  /** Most notable replies kept in an experience record. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  EVAL_EXPLORATION_NOTABLE_REPLIES_MAX: number = 20;
+
+  /** Longest message or reply excerpt in an experience record's notable replies, characters. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_EXPLORATION_EXCERPT_CHARS: number = 500;
+
+  /** Largest file accepted by POST /api/files, bytes (413 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_FILE_MAX_BYTES: number = 50 * 1024 * 1024;
+
+  /** Longest content of one intelligent evaluation message, in characters; also caps its metadata serialised as JSON (413 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_INTELLIGENT_MAX_MESSAGE_CHARS: number = 100_000;
+
+  /** Most messages one intelligent evaluation session holds (409 past it: open another session). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_INTELLIGENT_MAX_MESSAGES_PER_SESSION: number = 10_000;
+
+  /** Most scenario entries in one campaign plan (POST /api/campaigns answers 400 above it). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_CAMPAIGN_MAX_PLAN_ENTRIES: number = 50;
+
+  /** Most entries in each of a campaign's seed lists (seed personas, seed goals). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  EVAL_CAMPAIGN_MAX_SEEDS: number = 100;
+
+  /** Chat wing: public base URL of this service; the built-in authorization server's issuer is this + `/oauth`. Default http://localhost:$PORT. */
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  CHAT_PUBLIC_URL?: string;
+
+  /** Chat wing: issuer of the OAuth2 access tokens (an external authorization server); unset = the built-in one at $CHAT_PUBLIC_URL/oauth. */
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  CHAT_OAUTH_ISSUER?: string;
+
+  /** Chat wing: the `aud` every access token must carry. */
+  @IsOptional() @IsString() @Matches(/^\S{1,200}$/, { message: 'CHAT_OAUTH_AUDIENCE must be 1..200 characters without spaces' })
+  CHAT_OAUTH_AUDIENCE: string = 'atrium-chat';
+
+  /** Chat wing, external issuer only: JWKS URL; default from the issuer's discovery document. */
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  CHAT_OAUTH_JWKS_URL?: string;
+
+  /** Chat wing, external issuer only: token endpoint shown in Swagger UI; default from the issuer's discovery document. */
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  CHAT_OAUTH_TOKEN_URL?: string;
+
+  /** Chat wing: access-token claim holding the tenant id(s), a string or an array of strings. */
+  @IsOptional() @IsString() @Matches(/^\S{1,200}$/, { message: 'CHAT_OAUTH_TENANT_CLAIM must be 1..200 characters without spaces' })
+  CHAT_OAUTH_TENANT_CLAIM: string = 'tenant';
+
+  /** Chat wing: accepted JWS algorithms of access tokens (asymmetric only). */
+  @IsOptional() @Transform(toList) @IsIn(CHAT_OAUTH_ALGORITHM_CHOICES, { each: true, message: `each of CHAT_OAUTH_ALGORITHMS must be one of ${CHAT_OAUTH_ALGORITHM_CHOICES.join(', ')}` })
+  CHAT_OAUTH_ALGORITHMS: string[] = ['RS256', 'ES256', 'PS256', 'EdDSA'];
+
+  /** Chat wing: leeway for `exp`/`nbf`/`iat` of access tokens, seconds. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(300)
+  CHAT_OAUTH_CLOCK_TOLERANCE_S: number = 30;
+
+  /** Chat wing, built-in authorization server: lifetime of issued access tokens, seconds. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(60) @Max(86_400)
+  CHAT_OAUTH_TOKEN_TTL_S: number = 3600;
+
+  /** Chat wing, external issuer: timeout of the discovery and JWKS requests, ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100)
+  CHAT_OAUTH_HTTP_TIMEOUT_MS: number = 5000;
 }
 
 /** Typed, resolved configuration (absolute paths, derived defaults filled in). */
@@ -154,6 +314,37 @@ export interface AppConfig {
   embeddedPostgresPort: number;
   shutdownGraceMs: number;
   jsonBodyLimitBytes: number;
+  /**
+   * Chat wing OAuth2: the app verifies bearer JWTs as a resource server; with `issuer` undefined it also runs the
+   * built-in authorization server (issuer `${publicUrl}/oauth`). Durations in seconds unless named *Ms.
+   */
+  chatAuth: {
+    publicUrl: string;
+    issuer?: string;
+    audience: string;
+    jwksUrl?: string;
+    tokenUrl?: string;
+    tenantClaim: string;
+    algorithms: string[];
+    clockToleranceS: number;
+    tokenTtlS: number;
+    httpTimeoutMs: number;
+  };
+  /** File storage port (DESIGN.md, External peers): the local adapter keeps blobs under `root`. */
+  storage: { root: string };
+  /** The chat platform port (src/chat/platform): adapter, HTTP adapter limits (ms) and simulator settings. */
+  chatPlatform: {
+    mode: ChatPlatformMode;
+    /** Without a trailing slash; set when mode is http. */
+    baseUrl?: string;
+    timeoutMs: number;
+    retries: number;
+    retryBaseDelayMs: number;
+    retryMaxDelayMs: number;
+    tokenRefreshMarginMs: number;
+    /** Without a trailing slash. */
+    simulatorQrBaseUrl: string;
+  };
   deploy: {
     publicUrl: string;
     registrationKey?: string;
@@ -178,6 +369,26 @@ export interface AppConfig {
     webhookSecret?: string;
     /** Platform default exploration budget; campaigns override it field by field. */
     explorationBudget: ExplorationBudget;
+    /** Campaign analysis: failure sample cap (results) and text cap (chars), model attempts, timeouts and intervals (ms), worker runs per start. */
+    analysis: {
+      failureSampleCap: number;
+      sampleTextMaxChars: number;
+      maxAttempts: number;
+      modelTimeoutMs: number;
+      retryDelayMs: number;
+      heartbeatMs: number;
+      staleMs: number;
+      sweepIntervalMs: number;
+      maxRuns: number;
+    };
+    /** Exploration sessions: turns per drive call, reply and model timeouts (ms), message size (chars), experience record caps. */
+    exploration: { maxDriveTurns: number; replyTimeoutMs: number; modelTimeoutMs: number; messageMaxChars: number; notableRepliesMax: number; excerptChars: number };
+    /** Largest uploaded evaluation file, bytes. */
+    fileMaxBytes: number;
+    /** Intelligent evaluation limits: characters per message (content, and metadata as JSON), messages per session. */
+    intelligent: { maxMessageChars: number; maxMessagesPerSession: number };
+    /** Campaign limits: plan entries per campaign, entries per seed list. */
+    campaigns: { maxPlanEntries: number; maxSeeds: number };
   };
 }
 
@@ -201,6 +412,21 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (vars.EXEC_DEFAULT_TIMEOUT_MS > vars.EXEC_MAX_TIMEOUT_MS) {
     throw new ConfigurationError('Invalid configuration:\n  EXEC_DEFAULT_TIMEOUT_MS: must not exceed EXEC_MAX_TIMEOUT_MS');
   }
+  if (vars.EVAL_ANALYSIS_STALE_MS <= 2 * vars.EVAL_ANALYSIS_HEARTBEAT_MS) {
+    throw new ConfigurationError('Invalid configuration:\n  EVAL_ANALYSIS_STALE_MS: must be more than twice EVAL_ANALYSIS_HEARTBEAT_MS');
+  }
+  if (vars.CHAT_PLATFORM_MODE === 'http' && !vars.CHAT_PLATFORM_BASE_URL) {
+    throw new ConfigurationError('Invalid configuration:\n  CHAT_PLATFORM_BASE_URL: required when CHAT_PLATFORM_MODE is http');
+  }
+  if (vars.CHAT_OAUTH_ALGORITHMS.length === 0) {
+    throw new ConfigurationError('Invalid configuration:\n  CHAT_OAUTH_ALGORITHMS: name at least one algorithm');
+  }
+  if (!vars.CHAT_OAUTH_ISSUER && !vars.CHAT_OAUTH_ALGORITHMS.includes('ES256')) {
+    throw new ConfigurationError('Invalid configuration:\n  CHAT_OAUTH_ALGORITHMS: must include ES256, which the built-in authorization server signs with (CHAT_OAUTH_ISSUER is unset)');
+  }
+  if (!vars.CHAT_OAUTH_ISSUER && (vars.CHAT_OAUTH_JWKS_URL || vars.CHAT_OAUTH_TOKEN_URL)) {
+    throw new ConfigurationError('Invalid configuration:\n  CHAT_OAUTH_JWKS_URL, CHAT_OAUTH_TOKEN_URL: only apply with an external issuer (set CHAT_OAUTH_ISSUER)');
+  }
   const dataDir = resolve(vars.DATA_DIR);
   const inData = (path: string) => (isAbsolute(path) ? path : resolve(path));
   return {
@@ -213,6 +439,29 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     embeddedPostgresPort: vars.EMBEDDED_POSTGRES_PORT,
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
     jsonBodyLimitBytes: vars.HTTP_JSON_BODY_LIMIT_BYTES,
+    chatAuth: {
+      publicUrl: (vars.CHAT_PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
+      issuer: vars.CHAT_OAUTH_ISSUER,
+      audience: vars.CHAT_OAUTH_AUDIENCE,
+      jwksUrl: vars.CHAT_OAUTH_JWKS_URL,
+      tokenUrl: vars.CHAT_OAUTH_TOKEN_URL,
+      tenantClaim: vars.CHAT_OAUTH_TENANT_CLAIM,
+      algorithms: [...new Set(vars.CHAT_OAUTH_ALGORITHMS)],
+      clockToleranceS: vars.CHAT_OAUTH_CLOCK_TOLERANCE_S,
+      tokenTtlS: vars.CHAT_OAUTH_TOKEN_TTL_S,
+      httpTimeoutMs: vars.CHAT_OAUTH_HTTP_TIMEOUT_MS,
+    },
+    storage: { root: vars.STORAGE_DIR ? inData(vars.STORAGE_DIR) : resolve(dataDir, 'files') },
+    chatPlatform: {
+      mode: vars.CHAT_PLATFORM_MODE,
+      baseUrl: vars.CHAT_PLATFORM_BASE_URL?.replace(/\/+$/, ''),
+      timeoutMs: vars.CHAT_PLATFORM_HTTP_TIMEOUT_MS,
+      retries: vars.CHAT_PLATFORM_HTTP_RETRIES,
+      retryBaseDelayMs: vars.CHAT_PLATFORM_HTTP_RETRY_BASE_DELAY_MS,
+      retryMaxDelayMs: vars.CHAT_PLATFORM_HTTP_RETRY_MAX_DELAY_MS,
+      tokenRefreshMarginMs: vars.CHAT_PLATFORM_TOKEN_REFRESH_MARGIN_MS,
+      simulatorQrBaseUrl: (vars.CHAT_SIMULATOR_QR_BASE_URL ?? `http://localhost:${vars.PORT}/api/chat-simulator/qr`).replace(/\/+$/, ''),
+    },
     deploy: {
       publicUrl: (vars.DEPLOY_PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
       registrationKey: vars.DEPLOY_REGISTRATION_KEY,
@@ -244,6 +493,28 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
         turnsPerSession: vars.EVAL_EXPLORATION_TURNS_PER_SESSION,
         minSessionIntervalMs: vars.EVAL_EXPLORATION_MIN_SESSION_INTERVAL_MS,
       },
+      analysis: {
+        failureSampleCap: vars.EVAL_ANALYSIS_FAILURE_SAMPLE_CAP,
+        sampleTextMaxChars: vars.EVAL_ANALYSIS_SAMPLE_TEXT_MAX_CHARS,
+        maxAttempts: vars.EVAL_ANALYSIS_MAX_ATTEMPTS,
+        modelTimeoutMs: vars.EVAL_ANALYSIS_MODEL_TIMEOUT_MS,
+        retryDelayMs: vars.EVAL_ANALYSIS_RETRY_DELAY_MS,
+        heartbeatMs: vars.EVAL_ANALYSIS_HEARTBEAT_MS,
+        staleMs: vars.EVAL_ANALYSIS_STALE_MS,
+        sweepIntervalMs: vars.EVAL_ANALYSIS_SWEEP_INTERVAL_MS,
+        maxRuns: vars.EVAL_ANALYSIS_MAX_RUNS,
+      },
+      exploration: {
+        maxDriveTurns: vars.EVAL_EXPLORATION_MAX_DRIVE_TURNS,
+        replyTimeoutMs: vars.EVAL_EXPLORATION_REPLY_TIMEOUT_MS,
+        modelTimeoutMs: vars.EVAL_EXPLORATION_MODEL_TIMEOUT_MS,
+        messageMaxChars: vars.EVAL_EXPLORATION_MESSAGE_MAX_CHARS,
+        notableRepliesMax: vars.EVAL_EXPLORATION_NOTABLE_REPLIES_MAX,
+        excerptChars: vars.EVAL_EXPLORATION_EXCERPT_CHARS,
+      },
+      fileMaxBytes: vars.EVAL_FILE_MAX_BYTES,
+      intelligent: { maxMessageChars: vars.EVAL_INTELLIGENT_MAX_MESSAGE_CHARS, maxMessagesPerSession: vars.EVAL_INTELLIGENT_MAX_MESSAGES_PER_SESSION },
+      campaigns: { maxPlanEntries: vars.EVAL_CAMPAIGN_MAX_PLAN_ENTRIES, maxSeeds: vars.EVAL_CAMPAIGN_MAX_SEEDS },
     },
   };
 }

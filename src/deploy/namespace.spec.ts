@@ -2,7 +2,7 @@ import { isValidNamespace, namespaceForAgent } from './namespace';
 
 describe('namespace rules', () => {
   it.each(['alice', 'c-123', 'Team_7'])('accepts %s', (value) => expect(isValidNamespace(value)).toBe(true));
-  it.each(['', '..', '.hidden', 'a/b', 'api', 'DOCS', 'a b', 'x'.repeat(65), 'ünï'])('refuses %j', (value) =>
+  it.each(['', '..', '.hidden', 'a/b', 'api', 'DOCS', 'oauth', 'a b', 'x'.repeat(65), 'ünï'])('refuses %j', (value) =>
     expect(isValidNamespace(value)).toBe(false),
   );
   it('derives a valid namespace from any agent id', () => {

@@ -2,7 +2,7 @@
 export const NAMESPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** First path segments the app itself uses; no namespace may take them, or its sites would shadow the API. */
-export const RESERVED_NAMESPACES = new Set(['api', 'docs', 'docs-json', 'docs-yaml', 'health', 'favicon.ico', 'robots.txt']);
+export const RESERVED_NAMESPACES = new Set(['api', 'docs', 'docs-json', 'docs-yaml', 'health', 'oauth', 'favicon.ico', 'robots.txt']);
 
 /** True when `value` can be a namespace (deployment-gateway.md: the user's contactId is the namespace). */
 export function isValidNamespace(value: string): boolean {

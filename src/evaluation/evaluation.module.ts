@@ -1,6 +1,30 @@
 import { Module } from '@nestjs/common';
+import { AnalysisController } from './analysis/analysis.controller';
+import { AnalysisExecutor } from './analysis/analysis-executor';
+import { ANALYSE_CAMPAIGN } from './analysis/analysis-jobs';
+import { AnalysisService } from './analysis/analysis.service';
+import { AnalysisSweeper } from './analysis/analysis-sweeper';
+import { CampaignAnalysisEntity } from './analysis/campaign-analysis.entity';
+import { CycleComparisonEntity } from './analysis/cycle-comparison.entity';
+import { IntelligentEvaluationEntity } from './intelligent/intelligent-evaluation.entity';
+import { IntelligentEvaluationsController } from './intelligent/intelligent-evaluations.controller';
+import { IntelligentEvaluationsService } from './intelligent/intelligent-evaluations.service';
+import { IntelligentMessageEntity } from './intelligent/intelligent-message.entity';
+import { IntelligentSessionEntity } from './intelligent/intelligent-session.entity';
+import { IntelligentSessionsController } from './intelligent/intelligent-sessions.controller';
+import { IntelligentSessionsService } from './intelligent/intelligent-sessions.service';
 import { CampaignEntity } from './campaigns/campaign.entity';
+import { CampaignResultsQuery } from './campaigns/campaign-results';
+import { CampaignsController } from './campaigns/campaigns.controller';
+import { CampaignsService } from './campaigns/campaigns.service';
+import { ExplorationController } from './exploration/exploration.controller';
+import { ExplorationMessageEntity } from './exploration/exploration-message.entity';
+import { ExplorationService } from './exploration/exploration.service';
+import { ExplorationSessionEntity } from './exploration/exploration-session.entity';
+import { PatrolRunMarkEntity, PatrolWatermarkEntity } from './exploration/patrol-mark.entity';
+import { PatrolService } from './exploration/patrol.service';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EvaluationFilesModule } from './files/files.module';
 import { EvaluationCredentialStrategy, EvaluationSessions } from './auth/evaluation-auth';
 import { SignInController } from './auth/sign-in.controller';
 import { SignInFailureEntity } from './auth/sign-in-failure.entity';
@@ -30,11 +54,12 @@ import { TargetsService } from './targets/targets.service';
 /** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations, scenarios, targets, runs, reports, webhook, dashboard. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([SignInFailureEntity, ModelConfigEntity, ScenarioEntity, TargetEntity, RunEntity, CaseResultEntity, RuleResultEntity, CampaignEntity]),
-    JobsModule.forFeature([RUN_EVALUATION, RUN_COMPLETED_WEBHOOK]),
+    TypeOrmModule.forFeature([CampaignAnalysisEntity, CycleComparisonEntity, IntelligentEvaluationEntity, IntelligentSessionEntity, IntelligentMessageEntity, SignInFailureEntity, ModelConfigEntity, ScenarioEntity, TargetEntity, RunEntity, CaseResultEntity, RuleResultEntity, CampaignEntity, ExplorationSessionEntity, ExplorationMessageEntity, PatrolRunMarkEntity, PatrolWatermarkEntity]),
+    EvaluationFilesModule,
+    JobsModule.forFeature([ANALYSE_CAMPAIGN, RUN_EVALUATION, RUN_COMPLETED_WEBHOOK]),
   ],
-  controllers: [SignInController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController, DashboardController],
-  providers: [EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunWebhook, ReportsService, DashboardService],
-  exports: [ModelConfigsService, ScenariosService, TargetsService],
+  controllers: [AnalysisController, IntelligentEvaluationsController, IntelligentSessionsController, SignInController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController, DashboardController, CampaignsController, ExplorationController],
+  providers: [AnalysisService, AnalysisExecutor, AnalysisSweeper, IntelligentEvaluationsService, IntelligentSessionsService, EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunWebhook, ReportsService, DashboardService, CampaignResultsQuery, CampaignsService, ExplorationService, PatrolService],
+  exports: [ModelConfigsService, ScenariosService, TargetsService, CampaignResultsQuery, CampaignsService],
 })
 export class EvaluationModule {}

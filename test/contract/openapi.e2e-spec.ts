@@ -5,7 +5,8 @@ import request from 'supertest';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** Rows of spec/endpoints.json that are built; the others are checked once their issue lands. */
-const isBuilt = (row: EndpointRow) => row.api === 'deploy' || (row.api === 'evaluation' && /^\/api\/(runs|reports|stats)(\/|$)/.test(row.path));
+/** Rows of endpoints.json built so far: the deployment gateway, the whole evaluation platform, and the chat corps. */
+const isBuilt = (row: EndpointRow) => row.api === 'deploy' || row.api === 'evaluation' || (row.api === 'chat' && /\/workChat\/corps$/.test(row.path));
 const ENDPOINTS_FILE = join(__dirname, '../../../shared/spec/endpoints.json');
 const COMMITTED_DOCUMENT = join(__dirname, '../../openapi.json');
 

@@ -29,9 +29,8 @@ export class CreateRunDto {
   @IsOptional() @IsIn(RUN_TRIGGERS)
   triggered_by?: RunTrigger;
 
-  @ApiPropertyOptional({ description: 'Campaign this run belongs to (campaigns arrive with the next evaluation issue).', nullable: true })
-  @IsOptional() @IsUUID()
-  campaign_id?: string;
+  // No campaign_id: a run joins a campaign only when POST /api/campaigns/{id}/start creates it (a body that sends
+  // campaign_id is refused with 400 by the whitelist), so no caller can attach a run to a campaign it is not part of.
 }
 
 /** Query of `GET /api/runs`. */

@@ -1,12 +1,13 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { JobsService } from '../../jobs/jobs.service';
-import { ScenariosService } from '../scenarios/scenarios.service';
+import { settleCampaignOfRun } from '../campaigns/campaign-settlement';
+import { TargetEntity } from '../targets/target.entity';
 import { TargetsService } from '../targets/targets.service';
 import { RUN_EVALUATION } from './run-jobs';
-import { LIVE_RUN_STATUSES, RunEntity } from './run.entity';
+import { LIVE_RUN_STATUSES, RunEntity, RunTrigger } from './run.entity';
 import { CreateRunDto, RunDto, RunQueryDto, toRunDto } from './runs.dto';
 
 /** Columns of a run without its case snapshot (lists stay light even for 20,000-case runs). */
@@ -20,50 +21,74 @@ function toLightRunDto(run: RunEntity, raw: unknown): RunDto {
   return { ...toRunDto({ ...run, cases: [] }), case_count: Number((raw as { case_count: number }).case_count) };
 }
 
+/**
+ * What only the platform itself may set on a new run (never the public POST /api/runs body): the campaign that
+ * creates it, the trigger, and the caller's transaction.
+ */
+export interface InternalRunOptions {
+  /** The campaign the run belongs to (set by POST /api/campaigns/{id}/start only). */
+  campaignId?: string;
+  /** Replaces the body's `triggered_by`. */
+  triggeredBy?: RunTrigger;
+  /**
+   * Create inside this transaction: the scenario and target are read through it, and the caller must call
+   * `jobs.notify(RUN_EVALUATION)` after its commit (the job is enqueued in the transaction, not announced).
+   */
+  manager?: EntityManager;
+}
+
+/** Creates a queued run from a scenario row ($1) in one statement; no row when the scenario does not exist. */
+const INSERT_RUN_FROM_SCENARIO_SQL = `
+  INSERT INTO eval_run (scenario_id, scenario_name, scenario_version, target_id, target_name, status, triggered_by, campaign_id, concurrency, repeat_count, cases, model_bindings, llm_config)
+  SELECT scenario.id, scenario.name, scenario.version, $2, $3, 'queued', $4, $5, $6, $7, scenario.cases, scenario.model_bindings, scenario.llm_config
+  FROM eval_scenario scenario WHERE scenario.id = $1
+  RETURNING id`;
+
 /** Runs: creation, reading, listing, cancelling (evaluation-platform.md, Endpoints: /api/runs). */
 @Injectable()
 export class RunsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly scenarios: ScenariosService,
     private readonly targets: TargetsService,
     private readonly jobs: JobsService,
   ) {}
 
   /**
    * Creates a `queued` run that snapshots the scenario's version and cases, and enqueues its execution in the
-   * same transaction, so a run exists only with its job.
+   * same transaction, so a run exists only with its job. `internal` is for the platform's own callers (campaigns).
    * @throws NotFoundException (404) unknown scenario or target
    */
-  async create(input: CreateRunDto): Promise<RunDto> {
-    const [scenario, target] = await Promise.all([this.scenarios.find(input.scenario_id), this.targets.find(input.target_id)]);
+  async create(input: CreateRunDto, internal: InternalRunOptions = {}): Promise<RunDto> {
+    const outer = internal.manager;
+    const target = outer ? await this.findTarget(outer, input.target_id) : await this.targets.find(input.target_id);
     this.targets.channelFor(target); // refuses kinds that cannot be called yet (400) before anything is stored
-    const run = await this.dataSource.transaction(async (manager) => {
-      const row = manager.create(RunEntity, {
-        scenarioId: scenario.id,
-        scenarioName: scenario.name,
-        scenarioVersion: scenario.version,
-        targetId: target.id,
-        targetName: target.name,
-        status: 'queued',
-        triggeredBy: input.triggered_by ?? 'manual',
-        campaignId: input.campaign_id ?? null,
-        concurrency: input.concurrency ?? 4,
-        repeatCount: input.repeat_count ?? 1,
-        cases: scenario.cases,
-        modelBindings: scenario.modelBindings,
-        llmConfig: scenario.llmConfig,
-        summary: null,
-        error: null,
-        startedAt: null,
-        finishedAt: null,
-      });
-      await manager.save(row);
-      await this.jobs.enqueue(RUN_EVALUATION, { runId: row.id }, { manager });
-      return row;
-    });
+    const write = async (manager: EntityManager): Promise<RunDto> => {
+      // The scenario's name, version and syllabus are copied by PostgreSQL from one row: one consistent snapshot,
+      // and a 20,000-case syllabus is never parsed and re-serialised by the app (that was ~60 MB of heap garbage).
+      const inserted: { id: string }[] = await manager.query(INSERT_RUN_FROM_SCENARIO_SQL, [
+        input.scenario_id,
+        target.id,
+        target.name,
+        internal.triggeredBy ?? input.triggered_by ?? 'manual',
+        internal.campaignId ?? null,
+        input.concurrency ?? 4,
+        input.repeat_count ?? 1,
+      ]);
+      if (inserted.length === 0) throw new NotFoundException(`No scenario ${input.scenario_id}.`);
+      await this.jobs.enqueue(RUN_EVALUATION, { runId: inserted[0].id }, { manager });
+      return this.getWith(manager, inserted[0].id);
+    };
+    if (outer) return write(outer);
+    const run = await this.dataSource.transaction(write);
     this.jobs.notify(RUN_EVALUATION);
-    return toRunDto(run);
+    return run;
+  }
+
+  /** A target read through the caller's transaction. @throws NotFoundException (404) */
+  private async findTarget(manager: EntityManager, id: string): Promise<TargetEntity> {
+    const row = await manager.findOneBy(TargetEntity, { id });
+    if (!row) throw new NotFoundException(`No target ${id}.`);
+    return row;
   }
 
   /** Newest first; filter by status, scenario, target, campaign; sortable by `createdAt`. */
@@ -85,24 +110,32 @@ export class RunsService {
    * @throws NotFoundException (404)
    */
   async get(id: string): Promise<RunDto> {
-    const { entities, raw } = await this.lightQuery().where('run.id = :id', { id }).getRawAndEntities();
+    return this.getWith(this.dataSource.manager, id);
+  }
+
+  /** {@link get} through `manager` (inside a transaction). @throws NotFoundException (404) */
+  private async getWith(manager: EntityManager, id: string): Promise<RunDto> {
+    const { entities, raw } = await this.lightQuery(manager).where('run.id = :id', { id }).getRawAndEntities();
     if (entities.length === 0) throw new NotFoundException(`No run ${id}.`);
     return toLightRunDto(entities[0], raw[0]);
   }
 
   /** Runs without their case snapshot, with `case_count` computed by PostgreSQL. */
-  private lightQuery() {
-    return this.dataSource.getRepository(RunEntity).createQueryBuilder('run').select(LIST_COLUMNS).addSelect('jsonb_array_length(run.cases)', 'case_count');
+  private lightQuery(manager: EntityManager = this.dataSource.manager) {
+    return manager.getRepository(RunEntity).createQueryBuilder('run').select(LIST_COLUMNS).addSelect('jsonb_array_length(run.cases)', 'case_count');
   }
 
   /**
-   * Cancels a queued or running run; cases already finished keep their results.
+   * Cancels a queued or running run; cases already finished keep their results. In the same transaction, the
+   * run's campaign completes when this was its last live run.
    * @throws NotFoundException (404); ConflictException (409) the run already ended
    */
   async cancel(id: string): Promise<RunDto> {
-    const result = await this.dataSource
-      .getRepository(RunEntity)
-      .update({ id, status: In(LIVE_RUN_STATUSES) }, { status: 'cancelled', finishedAt: new Date() });
+    const result = await this.dataSource.transaction(async (manager) => {
+      const updated = await manager.update(RunEntity, { id, status: In(LIVE_RUN_STATUSES) }, { status: 'cancelled', finishedAt: new Date() });
+      if (updated.affected) await settleCampaignOfRun(manager, id);
+      return updated;
+    });
     const run = await this.get(id);
     if (!result.affected) throw new ConflictException(`The run is already ${run.status}.`);
     return run;

@@ -1,0 +1,115 @@
+import { ForbiddenException, HttpException, HttpStatus, Inject, Injectable, Logger, NotFoundException, UnauthorizedException } from '@nestjs/common';
+import type { Request } from 'express';
+import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { AuthRequirement, CredentialStrategy } from '../../common/auth/auth.decorators';
+import { bearerCredential } from '../../common/auth/auth.guard';
+import { ProblemException } from '../../common/http/problem-details';
+import { TenantsService } from '../tenants/tenants.service';
+import { ChatAuthorizationServer } from './authorization-server';
+import { PLATFORM_ADMIN_SCOPE, scopeForMethod } from './chat-scopes';
+import { CHAT_OAUTH_SETTINGS, ChatOAuthSettings } from './chat-oauth.settings';
+import type { ChatPrincipal } from './chat-principal';
+import { ChatTokenRejected, verifyChatAccessToken, VerifiedChatToken } from './chat-token-verifier';
+
+/** How a chat route finds its tenant (the `permission` of its {@link AuthRequirement}). */
+export const CHAT_ACCESS = {
+  /** `/api/{tenant}/...` and `/api/v1/{tenant}/...`: the path names the tenant; the token must name it too. */
+  tenantFromPath: 'tenant-from-path',
+  /** `/api/v1/workChat/...`, `/api/console/chat/...`: the token's one tenant. */
+  tenantFromToken: 'tenant-from-token',
+  /** `/api/platform/*`: the platform administrator (scope platform:admin), no tenant. */
+  platformAdmin: PLATFORM_ADMIN_SCOPE,
+} as const;
+
+/** Path parameter that carries the tenant on tenant routes. */
+export const TENANT_PATH_PARAM = 'tenant';
+
+/**
+ * Chat routes (issue 5, Tenancy and OAuth2; DESIGN.md, Request pipeline): `Authorization: Bearer <JWT>` verified
+ * against the issuer's JWKS (built-in or external, one path: chat-token-verifier.ts), then:
+ * - scope: `chat:read` for GET/HEAD, `chat:write` for other methods, `platform:admin` on platform routes → 403;
+ * - tenant from path: the token's tenant claim must include `{tenant}` (403), the tenant must exist (404) and be
+ *   active (403);
+ * - tenant from token: the claim must name exactly one tenant (403 with the reason), which must exist and be active
+ *   (403).
+ * 401 for a missing, malformed, expired, foreign-issuer, wrong-audience or badly signed token (with
+ * `WWW-Authenticate: Bearer`, RFC 6750); 503 when an external issuer's keys cannot be fetched.
+ */
+@Injectable()
+export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal> {
+  private readonly logger = new Logger(ChatCredentialStrategy.name);
+  private readonly keys: JWTVerifyGetKey;
+
+  constructor(
+    @Inject(CHAT_OAUTH_SETTINGS) private readonly settings: ChatOAuthSettings,
+    authorizationServer: ChatAuthorizationServer,
+    private readonly tenants: TenantsService,
+  ) {
+    this.keys =
+      settings.mode === 'external'
+        ? createRemoteJWKSet(new URL(settings.jwksUrl!), { timeoutDuration: settings.httpTimeoutMs, cooldownDuration: 30_000 })
+        : createLocalJWKSet(authorizationServer.publicJwks);
+  }
+
+  async authenticate(request: Request, requirement: AuthRequirement): Promise<ChatPrincipal> {
+    const token = await this.verify(request);
+    const principal: ChatPrincipal = { kind: 'chat-token', subject: token.subject, clientId: token.clientId, scopes: token.scopes, tenants: token.tenants };
+    if (requirement.permission === CHAT_ACCESS.platformAdmin) {
+      if (!token.scopes.includes(PLATFORM_ADMIN_SCOPE)) throw new ForbiddenException(`This operation needs the ${PLATFORM_ADMIN_SCOPE} scope, which the token lacks.`);
+      return principal;
+    }
+    const scope = scopeForMethod(request.method);
+    if (!token.scopes.includes(scope)) throw new ForbiddenException(`${request.method} operations need the ${scope} scope, which the token lacks.`);
+    principal.tenantId =
+      requirement.permission === CHAT_ACCESS.tenantFromToken ? await this.tenantFromToken(token) : await this.tenantFromPath(request, token);
+    return principal;
+  }
+
+  private async verify(request: Request): Promise<VerifiedChatToken> {
+    const challenge = (error?: string) =>
+      request.res?.setHeader('WWW-Authenticate', `Bearer realm="atrium-chat"${error ? `, error="${error}"` : ''}`);
+    const credential = bearerCredential(request);
+    if (!credential) {
+      challenge();
+      throw new UnauthorizedException('Send an OAuth2 access token as "Authorization: Bearer <token>".');
+    }
+    try {
+      return await verifyChatAccessToken(credential, this.keys, this.settings);
+    } catch (error) {
+      if (!(error instanceof ChatTokenRejected)) throw error;
+      if (error.status === HttpStatus.SERVICE_UNAVAILABLE) {
+        this.logger.warn(`cannot verify a token against the JWKS of ${this.settings.issuer}: ${(error.reason as Error | undefined)?.message ?? 'unknown error'}`);
+        throw new ProblemException(HttpStatus.SERVICE_UNAVAILABLE, error.message);
+      }
+      challenge('invalid_token');
+      throw new UnauthorizedException(error.message);
+    }
+  }
+
+  private async tenantFromPath(request: Request, token: VerifiedChatToken): Promise<string> {
+    const tenantId = request.params?.[TENANT_PATH_PARAM];
+    if (typeof tenantId !== 'string' || tenantId.length === 0) {
+      throw new HttpException('This route declares a tenant path but has no {tenant} segment.', HttpStatus.INTERNAL_SERVER_ERROR);
+    }
+    if (!token.tenants.includes(tenantId)) {
+      throw new ForbiddenException(`The access token is not valid for tenant "${tenantId}"${token.tenants.length ? ` (it is for: ${token.tenants.join(', ')})` : ''}.`);
+    }
+    const tenant = await this.tenants.lookup(tenantId);
+    if (!tenant) throw new NotFoundException(`No tenant "${tenantId}".`);
+    if (tenant.status !== 'active') throw new ForbiddenException(`Tenant "${tenantId}" is disabled.`);
+    return tenantId;
+  }
+
+  private async tenantFromToken(token: VerifiedChatToken): Promise<string> {
+    const claim = this.settings.tenantClaim;
+    if (token.tenants.length === 0) throw new ForbiddenException(`The access token names no tenant (claim "${claim}"); this route takes the tenant from the token.`);
+    if (token.tenants.length > 1) {
+      throw new ForbiddenException(`The access token names several tenants (${token.tenants.join(', ')}); this route needs a token for exactly one tenant.`);
+    }
+    const [tenantId] = token.tenants;
+    const tenant = await this.tenants.lookup(tenantId);
+    if (!tenant) throw new ForbiddenException(`The access token's tenant "${tenantId}" does not exist.`);
+    if (tenant.status !== 'active') throw new ForbiddenException(`Tenant "${tenantId}" is disabled.`);
+    return tenantId;
+  }
+}

@@ -1,0 +1,126 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { Page, toOrder, toPage } from '../../common/paging/page';
+import { WorkChatCorpEntity } from './work-chat-corp.entity';
+import {
+  CreateWorkChatCorpRelateRequest,
+  toWorkChatCorpRelateDto,
+  UpdateWorkChatCorpRelateRequest,
+  WORK_CHAT_CORP_SORT_FIELDS,
+  WorkChatCorpPageQuery,
+  WorkChatCorpRelateDto,
+} from './work-chat-corps.dto';
+
+/** Which unique index a duplicate hit, and what to tell the caller. */
+const DUPLICATE_MESSAGES: Record<string, (row: Pick<WorkChatCorpEntity, 'corpName' | 'workChatCorpId'>) => string> = {
+  ux_chat_work_corp_tenant_name: (row) => `The tenant already has a corp named "${row.corpName}".`,
+  ux_chat_work_corp_tenant_platform_id: (row) => `The tenant already links the platform corp "${row.workChatCorpId}".`,
+};
+
+/**
+ * Corp links of a tenant (chat-management-api.md, Console endpoints: `{C}/workChat/corps`). Every query filters by
+ * the tenant, so another tenant's ids answer 404.
+ */
+@Injectable()
+export class WorkChatCorpsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * @throws BadRequestException (400) only one of callbackToken / callbackAesKey
+   * @throws ConflictException (409) corpName or workChatCorpId already used in the tenant
+   */
+  async create(tenantId: string, input: CreateWorkChatCorpRelateRequest): Promise<WorkChatCorpRelateDto> {
+    const repository = this.dataSource.getRepository(WorkChatCorpEntity);
+    const row = repository.create({
+      tenantId,
+      corpName: input.corpName,
+      workChatCorpId: input.workChatCorpId,
+      agentId: input.agentId || null,
+      secret: input.secret || null,
+      callbackToken: input.callbackToken || null,
+      callbackAesKey: input.callbackAesKey || null,
+      remark: input.remark ?? null,
+      enabled: input.enabled ?? true,
+    });
+    assertCallbackPair(row);
+    await this.saveUnique(row);
+    return toWorkChatCorpRelateDto(row);
+  }
+
+  /** The tenant's corps, newest first; `likeCorpName` filters by name (case-insensitive substring). */
+  async list(tenantId: string, query: WorkChatCorpPageQuery): Promise<Page<WorkChatCorpRelateDto>> {
+    const order = toOrder(query.sort, WORK_CHAT_CORP_SORT_FIELDS, { createdAt: 'DESC' });
+    const builder = this.dataSource.getRepository(WorkChatCorpEntity).createQueryBuilder('corp').where('corp.tenant_id = :tenantId', { tenantId });
+    if (query.likeCorpName) {
+      builder.andWhere("corp.corp_name ILIKE :pattern ESCAPE '\\'", { pattern: `%${query.likeCorpName.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    }
+    for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`corp.${property}`, direction);
+    builder.addOrderBy('corp.id', 'ASC').skip(query.page * query.size).take(query.size);
+    const [rows, total] = await builder.getManyAndCount();
+    return toPage(rows.map(toWorkChatCorpRelateDto), total, query);
+  }
+
+  /** @throws NotFoundException (404) no such corp in the tenant */
+  async get(tenantId: string, id: string): Promise<WorkChatCorpRelateDto> {
+    return toWorkChatCorpRelateDto(await this.find(tenantId, id));
+  }
+
+  /**
+   * Changes the given fields; secrets omitted are kept, "" clears them (callbackToken "" clears the callback pair).
+   * @throws NotFoundException (404); BadRequestException (400) half a callback pair; ConflictException (409) duplicate
+   */
+  async update(tenantId: string, id: string, input: UpdateWorkChatCorpRelateRequest): Promise<WorkChatCorpRelateDto> {
+    const row = await this.find(tenantId, id);
+    if (input.corpName !== undefined) row.corpName = input.corpName;
+    if (input.workChatCorpId !== undefined) row.workChatCorpId = input.workChatCorpId;
+    if (input.agentId !== undefined) row.agentId = input.agentId || null;
+    if (input.secret !== undefined) row.secret = input.secret || null;
+    if (input.callbackToken === '' || input.callbackAesKey === '') {
+      row.callbackToken = null;
+      row.callbackAesKey = null;
+    }
+    if (input.callbackToken) row.callbackToken = input.callbackToken;
+    if (input.callbackAesKey) row.callbackAesKey = input.callbackAesKey;
+    if (input.remark !== undefined) row.remark = input.remark || null;
+    if (input.enabled !== undefined) row.enabled = input.enabled;
+    assertCallbackPair(row);
+    await this.saveUnique(row);
+    return toWorkChatCorpRelateDto(row);
+  }
+
+  /** @throws NotFoundException (404) no such corp in the tenant */
+  async remove(tenantId: string, id: string): Promise<void> {
+    const result = await this.dataSource.getRepository(WorkChatCorpEntity).delete({ tenantId, id });
+    if (!result.affected) throw notFound(id);
+  }
+
+  private async find(tenantId: string, id: string): Promise<WorkChatCorpEntity> {
+    const row = await this.dataSource.getRepository(WorkChatCorpEntity).findOneBy({ tenantId, id });
+    if (!row) throw notFound(id);
+    return row;
+  }
+
+  /** Saves the row; a unique-index violation becomes 409 naming the duplicate field. */
+  private async saveUnique(row: WorkChatCorpEntity): Promise<void> {
+    try {
+      await this.dataSource.getRepository(WorkChatCorpEntity).save(row);
+    } catch (error) {
+      const driverError = error instanceof QueryFailedError ? (error.driverError as { code?: string; constraint?: string }) : undefined;
+      const message = driverError?.code === '23505' ? DUPLICATE_MESSAGES[driverError.constraint ?? ''] : undefined;
+      if (message) throw new ConflictException(message(row));
+      throw error;
+    }
+  }
+}
+
+function notFound(id: string): NotFoundException {
+  return new NotFoundException(`No corp ${id} in this tenant.`);
+}
+
+/** The callback token and EncodingAESKey only work together. @throws BadRequestException (400) */
+function assertCallbackPair(row: Pick<WorkChatCorpEntity, 'callbackToken' | 'callbackAesKey'>): void {
+  if (Boolean(row.callbackToken) !== Boolean(row.callbackAesKey)) {
+    throw new BadRequestException('callbackToken and callbackAesKey go together: give both, or clear both with "".');
+  }
+}

@@ -1,0 +1,69 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Page, toOrder, toPage } from '../../common/paging/page';
+import { tenantSlugProblem } from './tenant-slug';
+import { TenantEntity } from './tenant.entity';
+import { CreateTenantRequest, TenantDto, TenantPageQuery, toTenantDto, UpdateTenantRequest } from './tenants.dto';
+
+/** Tenants of the chat wing (issue 5, Tenancy): created by a platform administrator (API or `atrium-chat tenant`). */
+@Injectable()
+export class TenantsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * @throws BadRequestException (400) id not a valid slug, or reserved (tenant-slug.ts)
+   * @throws ConflictException (409) a tenant with this id exists
+   */
+  async create(input: CreateTenantRequest): Promise<TenantDto> {
+    const problem = tenantSlugProblem(input.id);
+    if (problem) throw new BadRequestException(problem);
+    const inserted = await this.dataSource
+      .createQueryBuilder()
+      .insert()
+      .into(TenantEntity)
+      .values({ id: input.id, name: input.name.trim(), status: 'active' })
+      .orIgnore()
+      .returning('*')
+      .execute();
+    if (!inserted.raw.length) throw new ConflictException(`Tenant "${input.id}" already exists.`);
+    return toTenantDto(await this.find(input.id));
+  }
+
+  /** Sorted by `createdAt` (default, newest first), `id` or `name`. */
+  async list(query: TenantPageQuery): Promise<Page<TenantDto>> {
+    const order = toOrder(query.sort, { createdAt: 'createdAt', id: 'id', name: 'name' }, { createdAt: 'DESC' });
+    const [rows, total] = await this.dataSource.getRepository(TenantEntity).findAndCount({
+      where: query.status ? { status: query.status } : {},
+      order: { ...order, id: order.id ?? 'ASC' },
+      skip: query.page * query.size,
+      take: query.size,
+    });
+    return toPage(rows.map(toTenantDto), total, query);
+  }
+
+  /** @throws NotFoundException (404) */
+  async get(id: string): Promise<TenantDto> {
+    return toTenantDto(await this.find(id));
+  }
+
+  /** Renames, disables or re-enables a tenant. @throws NotFoundException (404) */
+  async update(id: string, input: UpdateTenantRequest): Promise<TenantDto> {
+    const row = await this.find(id);
+    if (input.name !== undefined) row.name = input.name.trim();
+    if (input.status !== undefined) row.status = input.status;
+    await this.dataSource.getRepository(TenantEntity).save(row);
+    return toTenantDto(row);
+  }
+
+  /** The tenant row, or undefined (auth checks: one primary-key read per request). */
+  async lookup(id: string): Promise<TenantEntity | undefined> {
+    return (await this.dataSource.getRepository(TenantEntity).findOneBy({ id })) ?? undefined;
+  }
+
+  private async find(id: string): Promise<TenantEntity> {
+    const row = await this.lookup(id);
+    if (!row) throw new NotFoundException(`No tenant "${id}".`);
+    return row;
+  }
+}
