@@ -10,6 +10,12 @@ import { EvaluationIntelligent1795311200000 } from './1795311200000-EvaluationIn
 import { EvaluationFiles1795311500000 } from './1795311500000-EvaluationFiles';
 import { ChatTenantsAndOAuth1795313000000 } from './1795313000000-ChatTenantsAndOAuth';
 import { ChatPlatformSimulator1795313600000 } from './1795313600000-ChatPlatformSimulator';
+import { ChatStaffAndDigitalStaff1795314000000 } from './1795314000000-ChatStaffAndDigitalStaff';
+import { ChatContactWays1795314300000 } from './1795314300000-ChatContactWays';
+import { ChatContactsAndGroupRooms1795314600000 } from './1795314600000-ChatContactsAndGroupRooms';
+import { ChatVariablesScriptsContactViews1795315200000 } from './1795315200000-ChatVariablesScriptsContactViews';
+import { ChatConversationsAndChannels1795315500000 } from './1795315500000-ChatConversationsAndChannels';
+import { ChatRulesAndToolProviders1795315800000 } from './1795315800000-ChatRulesAndToolProviders';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -25,4 +31,10 @@ export const ALL_MIGRATIONS = [
   EvaluationFiles1795311500000,
   ChatTenantsAndOAuth1795313000000,
   ChatPlatformSimulator1795313600000,
+  ChatStaffAndDigitalStaff1795314000000,
+  ChatContactWays1795314300000,
+  ChatContactsAndGroupRooms1795314600000,
+  ChatVariablesScriptsContactViews1795315200000,
+  ChatConversationsAndChannels1795315500000,
+  ChatRulesAndToolProviders1795315800000,
 ];

@@ -100,6 +100,178 @@ export class EnvironmentVariables {
   @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
   CHAT_SIMULATOR_QR_BASE_URL?: string;
 
+  /** Chat staff: most staff users one bind request names, and most ids of the staff-user list's workChatUserId filter. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_STAFF_MAX_IDS: number = 200;
+
+  /** Chat digital staff: most windows of one service-time configuration. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_SERVICE_TIME_MAX_WINDOWS: number = 70;
+
+  /** Chat contact ways: most ids of one QR code refresh request (each is one platform call). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  CHAT_CONTACT_WAY_REFRESH_MAX_IDS: number = 100;
+
+  /** Chat contacts: most items of one batchChangeState request. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_CONTACT_BATCH_MAX_ITEMS: number = 500;
+
+  /** Chat contacts: most external user ids of a byExternalUserIds lookup, and most states of a byLastStates query. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_CONTACT_LOOKUP_MAX_IDS: number = 200;
+
+  /** Chat contacts: largest named customer profile (JSON text), bytes; larger → 413. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(256)
+  CHAT_CUSTOMER_PROFILE_MAX_BYTES: number = 65_536;
+
+  /** Chat group rooms: most duplicate groups one dedup call may handle (its `limit` query, default 100). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_GROUP_MEMBER_DEDUP_MAX_LIMIT: number = 1000;
+
+  /** Chat guide sync: most customers or group chats one syncCustomer / syncGroup call pulls from the platform. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_SYNC_MAX_ITEMS: number = 10_000;
+
+  /** Chat guide sync: page size asked of the platform's cursor-paged lists (1..100). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  CHAT_SYNC_PAGE_SIZE: number = 100;
+
+  /** Chat diagnosis: how long the platform-reachable check waits for the platform to accept a corp's credentials, ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(50) @Max(60_000)
+  CHAT_DIAGNOSIS_PLATFORM_TIMEOUT_MS: number = 3000;
+
+  /** Chat rules: most intervention rules, and most tag rules, per tenant (409 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_RULE_MAX_PER_TENANT: number = 500;
+
+  /** Chat rules: most patterns of one intervention rule, and most keywords and tags (each) of one tag rule (400 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10_000)
+  CHAT_RULE_MAX_PATTERNS: number = 100;
+
+  /** Chat rules: longest keyword, regular expression, intent name or tag of a rule, characters (400 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(8) @Max(10_000)
+  CHAT_RULE_MAX_PATTERN_LENGTH: number = 200;
+
+  /** Chat rules: longest message text the rules look at (the rest is ignored), characters; also the length of the write-time regex probes. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100) @Max(100_000)
+  CHAT_RULE_MATCH_MAX_CHARS: number = 2000;
+
+  /** Chat rules: time limit of one regular-expression evaluation on a message (a stopped one counts as no match), ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10_000)
+  CHAT_RULE_REGEX_TIMEOUT_MS: number = 100;
+
+  /** Chat rules: time limit of each write-time probe of a regular expression (a slower one is refused), ms. Larger than the match limit so that load on the server does not refuse a fine expression. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(60_000)
+  CHAT_RULE_REGEX_PROBE_TIMEOUT_MS: number = 500;
+
+  /** Chat tool providers: allow calls to loopback, private, link-local and metadata addresses ("true"/"false"). */
+  @IsOptional() @IsIn(['true', 'false'])
+  CHAT_TOOL_ALLOW_PRIVATE_NETWORKS: 'true' | 'false' = 'false';
+
+  /** Chat tool providers: most providers per tenant (409 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_TOOL_MAX_PROVIDERS: number = 100;
+
+  /** Chat tool providers: most operations of one provider (400 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  CHAT_TOOL_MAX_OPERATIONS: number = 50;
+
+  /** Chat tool providers: largest input JSON Schema of one operation, bytes of its JSON text (413 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(256)
+  CHAT_TOOL_MAX_SCHEMA_BYTES: number = 65_536;
+
+  /** Chat tool providers: timeout of a provider that names none, ms (must not exceed CHAT_TOOL_MAX_TIMEOUT_MS). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(10)
+  CHAT_TOOL_DEFAULT_TIMEOUT_MS: number = 10_000;
+
+  /** Chat tool providers: longest timeout a provider may ask for, ms (400 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(10) @Max(600_000)
+  CHAT_TOOL_MAX_TIMEOUT_MS: number = 30_000;
+
+  /** Chat tool providers: largest request body (the call's arguments as JSON) of one call, bytes. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(256)
+  CHAT_TOOL_MAX_REQUEST_BYTES: number = 65_536;
+
+  /** Chat tool providers: largest reply body of one call, bytes (the call fails above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(256)
+  CHAT_TOOL_MAX_RESPONSE_BYTES: number = 1_048_576;
+
+  /** Chat tool providers: most redirects one call follows (each target checked like the first). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(20)
+  CHAT_TOOL_MAX_REDIRECTS: number = 3;
+
+  /** Chat variables: most variable scopes per tenant (409 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_VARIABLE_MAX_SCOPES: number = 200;
+
+  /** Chat variables: most definitions per variable scope (409 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_VARIABLE_MAX_DEFINITIONS: number = 200;
+
+  /** Chat variables: most options of an enum variable (400 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_VARIABLE_MAX_ENUM_OPTIONS: number = 100;
+
+  /** Chat variables: largest value or default, bytes of its JSON text (413 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(64)
+  CHAT_VARIABLE_VALUE_MAX_BYTES: number = 16_384;
+
+  /** Chat variables: most values one `GET {C}/variables` returns (its `limit` query, default this). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_VARIABLE_LIST_MAX: number = 1000;
+
+  /** Chat scripts: most script categories per tenant (409 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_SCRIPT_MAX_CATEGORIES: number = 1000;
+
+  /** Chat scripts: deepest category tree (a root is depth 1; 409 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(50)
+  CHAT_SCRIPT_CATEGORY_MAX_DEPTH: number = 8;
+
+  /** Chat scripts: longest script text, characters (413 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100)
+  CHAT_SCRIPT_CONTENT_MAX_CHARS: number = 20_000;
+
+  /** Chat scripts: most attachments, and most keywords and tags (each), of one script (400 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_SCRIPT_MAX_ITEMS: number = 50;
+
+  /** Chat scripts: most results of one script search (its `limit`, default 10). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_SCRIPT_SEARCH_MAX_RESULTS: number = 50;
+
+  /** Chat scripts: most candidate scripts a search reads from the database before ranking them. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_SCRIPT_SEARCH_CANDIDATES: number = 500;
+
+  /** Chat contact views: most conditions in one view's filter (400 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_CONTACT_VIEW_MAX_CONDITIONS: number = 30;
+
+  /** Chat contact views: most views one owner (token subject) may have (409 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_CONTACT_VIEW_MAX_PER_OWNER: number = 100;
+
+  /** Chat conversation groups: most triggers one conversation group may have. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_CONVERSATION_GROUP_MAX_TRIGGERS: number = 50;
+
+  /** Chat conversation groups: most event definitions one conversation group may have. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_CONVERSATION_GROUP_MAX_EVENT_DEFINITIONS: number = 50;
+
+  /** Chat channels: most allowed origins of one web-widget channel. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_CHANNEL_MAX_ALLOWED_ORIGINS: number = 20;
+
+  /** Chat groups: most member staff users of one chat group. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_GROUP_MAX_MEMBERS: number = 200;
+
+  /** Chat groups: most channels one chat group handles. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_GROUP_MAX_CHANNELS: number = 50;
+
   @IsOptional() @IsUrl({ require_tld: false, require_protocol: true })
   DEPLOY_PUBLIC_URL?: string;
 
@@ -345,6 +517,48 @@ export interface AppConfig {
     /** Without a trailing slash. */
     simulatorQrBaseUrl: string;
   };
+  /** Chat staff users and digital staff (src/chat/staff-users, src/chat/digital-staff): request limits (counts). */
+  chatStaff: { maxIds: number; maxServiceTimeWindows: number };
+  /** Chat contact ways (src/chat/contact-ways): most ids of one QR code refresh request. */
+  chatContactWays: { refreshMaxIds: number };
+  /** Chat contacts and group rooms (src/chat/contacts, src/chat/group-rooms): request limits (counts, bytes). */
+  chatContacts: {
+    batchMaxItems: number;
+    lookupMaxIds: number;
+    profileMaxBytes: number;
+    dedupMaxLimit: number;
+    syncMaxItems: number;
+    syncPageSize: number;
+  };
+  /** Chat one-click diagnosis (src/chat/diagnosis): time limit of the platform probe, ms. */
+  chatDiagnosis: { platformTimeoutMs: number };
+  /**
+   * Chat human-intervention and keyword tag rules (src/chat/intervention-rules, src/chat/tag-rules): counts, pattern
+   * length and matched text (characters), regex time limit (ms).
+   */
+  chatRules: { maxPerTenant: number; maxPatterns: number; maxPatternLength: number; matchMaxChars: number; regexTimeoutMs: number; regexProbeTimeoutMs: number };
+  /** Chat tool API providers (src/chat/tool-providers): network policy, counts, sizes (bytes), timeouts (ms). */
+  chatTools: {
+    allowPrivateNetworks: boolean;
+    maxProviders: number;
+    maxOperations: number;
+    maxSchemaBytes: number;
+    defaultTimeoutMs: number;
+    maxTimeoutMs: number;
+    maxRequestBytes: number;
+    maxResponseBytes: number;
+    maxRedirects: number;
+  };
+  /** Chat variables (src/chat/variables): counts per tenant / scope / enum, value size (bytes), list cap. */
+  chatVariables: { maxScopes: number; maxDefinitions: number; maxEnumOptions: number; valueMaxBytes: number; listMax: number };
+  /** Chat scripts (src/chat/scripts): tree size and depth, text size (chars), items per script, search caps. */
+  chatScripts: { maxCategories: number; maxDepth: number; contentMaxChars: number; maxItems: number; searchMaxResults: number; searchCandidates: number };
+  /** Chat contact views (src/chat/contact-views): filter conditions per view, views per owner. */
+  chatContactViews: { maxConditions: number; maxPerOwner: number };
+  /** Chat conversation groups, triggers and event definitions (src/chat/conversation-groups): counts per group. */
+  chatConversations: { maxTriggersPerGroup: number; maxEventDefinitionsPerGroup: number };
+  /** Chat channels and chat groups (src/chat/channels, src/chat/chat-groups): counts per channel / group. */
+  chatChannels: { maxAllowedOrigins: number; maxGroupMembers: number; maxGroupChannels: number };
   deploy: {
     publicUrl: string;
     registrationKey?: string;
@@ -412,6 +626,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (vars.EXEC_DEFAULT_TIMEOUT_MS > vars.EXEC_MAX_TIMEOUT_MS) {
     throw new ConfigurationError('Invalid configuration:\n  EXEC_DEFAULT_TIMEOUT_MS: must not exceed EXEC_MAX_TIMEOUT_MS');
   }
+  if (vars.CHAT_TOOL_DEFAULT_TIMEOUT_MS > vars.CHAT_TOOL_MAX_TIMEOUT_MS) {
+    throw new ConfigurationError('Invalid configuration:\n  CHAT_TOOL_DEFAULT_TIMEOUT_MS: must not exceed CHAT_TOOL_MAX_TIMEOUT_MS');
+  }
   if (vars.EVAL_ANALYSIS_STALE_MS <= 2 * vars.EVAL_ANALYSIS_HEARTBEAT_MS) {
     throw new ConfigurationError('Invalid configuration:\n  EVAL_ANALYSIS_STALE_MS: must be more than twice EVAL_ANALYSIS_HEARTBEAT_MS');
   }
@@ -462,6 +679,54 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       tokenRefreshMarginMs: vars.CHAT_PLATFORM_TOKEN_REFRESH_MARGIN_MS,
       simulatorQrBaseUrl: (vars.CHAT_SIMULATOR_QR_BASE_URL ?? `http://localhost:${vars.PORT}/api/chat-simulator/qr`).replace(/\/+$/, ''),
     },
+    chatStaff: { maxIds: vars.CHAT_STAFF_MAX_IDS, maxServiceTimeWindows: vars.CHAT_SERVICE_TIME_MAX_WINDOWS },
+    chatContactWays: { refreshMaxIds: vars.CHAT_CONTACT_WAY_REFRESH_MAX_IDS },
+    chatContacts: {
+      batchMaxItems: vars.CHAT_CONTACT_BATCH_MAX_ITEMS,
+      lookupMaxIds: vars.CHAT_CONTACT_LOOKUP_MAX_IDS,
+      profileMaxBytes: vars.CHAT_CUSTOMER_PROFILE_MAX_BYTES,
+      dedupMaxLimit: vars.CHAT_GROUP_MEMBER_DEDUP_MAX_LIMIT,
+      syncMaxItems: vars.CHAT_SYNC_MAX_ITEMS,
+      syncPageSize: vars.CHAT_SYNC_PAGE_SIZE,
+    },
+    chatDiagnosis: { platformTimeoutMs: vars.CHAT_DIAGNOSIS_PLATFORM_TIMEOUT_MS },
+    chatRules: {
+      maxPerTenant: vars.CHAT_RULE_MAX_PER_TENANT,
+      maxPatterns: vars.CHAT_RULE_MAX_PATTERNS,
+      maxPatternLength: vars.CHAT_RULE_MAX_PATTERN_LENGTH,
+      matchMaxChars: vars.CHAT_RULE_MATCH_MAX_CHARS,
+      regexTimeoutMs: vars.CHAT_RULE_REGEX_TIMEOUT_MS,
+      regexProbeTimeoutMs: vars.CHAT_RULE_REGEX_PROBE_TIMEOUT_MS,
+    },
+    chatTools: {
+      allowPrivateNetworks: vars.CHAT_TOOL_ALLOW_PRIVATE_NETWORKS === 'true',
+      maxProviders: vars.CHAT_TOOL_MAX_PROVIDERS,
+      maxOperations: vars.CHAT_TOOL_MAX_OPERATIONS,
+      maxSchemaBytes: vars.CHAT_TOOL_MAX_SCHEMA_BYTES,
+      defaultTimeoutMs: vars.CHAT_TOOL_DEFAULT_TIMEOUT_MS,
+      maxTimeoutMs: vars.CHAT_TOOL_MAX_TIMEOUT_MS,
+      maxRequestBytes: vars.CHAT_TOOL_MAX_REQUEST_BYTES,
+      maxResponseBytes: vars.CHAT_TOOL_MAX_RESPONSE_BYTES,
+      maxRedirects: vars.CHAT_TOOL_MAX_REDIRECTS,
+    },
+    chatVariables: {
+      maxScopes: vars.CHAT_VARIABLE_MAX_SCOPES,
+      maxDefinitions: vars.CHAT_VARIABLE_MAX_DEFINITIONS,
+      maxEnumOptions: vars.CHAT_VARIABLE_MAX_ENUM_OPTIONS,
+      valueMaxBytes: vars.CHAT_VARIABLE_VALUE_MAX_BYTES,
+      listMax: vars.CHAT_VARIABLE_LIST_MAX,
+    },
+    chatScripts: {
+      maxCategories: vars.CHAT_SCRIPT_MAX_CATEGORIES,
+      maxDepth: vars.CHAT_SCRIPT_CATEGORY_MAX_DEPTH,
+      contentMaxChars: vars.CHAT_SCRIPT_CONTENT_MAX_CHARS,
+      maxItems: vars.CHAT_SCRIPT_MAX_ITEMS,
+      searchMaxResults: vars.CHAT_SCRIPT_SEARCH_MAX_RESULTS,
+      searchCandidates: vars.CHAT_SCRIPT_SEARCH_CANDIDATES,
+    },
+    chatContactViews: { maxConditions: vars.CHAT_CONTACT_VIEW_MAX_CONDITIONS, maxPerOwner: vars.CHAT_CONTACT_VIEW_MAX_PER_OWNER },
+    chatConversations: { maxTriggersPerGroup: vars.CHAT_CONVERSATION_GROUP_MAX_TRIGGERS, maxEventDefinitionsPerGroup: vars.CHAT_CONVERSATION_GROUP_MAX_EVENT_DEFINITIONS },
+    chatChannels: { maxAllowedOrigins: vars.CHAT_CHANNEL_MAX_ALLOWED_ORIGINS, maxGroupMembers: vars.CHAT_GROUP_MAX_MEMBERS, maxGroupChannels: vars.CHAT_GROUP_MAX_CHANNELS },
     deploy: {
       publicUrl: (vars.DEPLOY_PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
       registrationKey: vars.DEPLOY_REGISTRATION_KEY,

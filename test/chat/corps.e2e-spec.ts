@@ -117,4 +117,14 @@ describe('corps ({C}/workChat/corps)', () => {
     await api('get', `${corps}/${created.body.id}`).expect(404);
     await api('delete', `${corps}/${created.body.id}`).expect(404);
   });
+
+  it('refuses to delete a corp that staff users still refer to (409 counting them), and deletes it once they are gone', async () => {
+    const corp = await api('post', corps).send({ corpName: 'Acme Outlet', workChatCorpId: 'wwacmeoutlet' }).expect(200);
+    const user = await api('post', '/api/acme/console/workChat/user').send({ workChatCorpId: 'wwacmeoutlet', workChatUserId: 'zhangsan', name: 'Zhang San' }).expect(200);
+    const refused = await api('delete', `${corps}/${corp.body.id}`).expect(409);
+    expect(refused.body.detail).toBe('The corp is still used by 1 staff users; remove them first, or disable the corp instead (PUT with enabled: false).');
+    await api('get', `${corps}/${corp.body.id}`).expect(200);
+    await api('delete', `/api/acme/console/workChat/user/${user.body.id}`).expect(200);
+    await api('delete', `${corps}/${corp.body.id}`).expect(200);
+  });
 });

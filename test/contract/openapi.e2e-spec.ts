@@ -4,9 +4,12 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { startTestApp, TestApp } from '../support/test-app';
 
-/** Rows of spec/endpoints.json that are built; the others are checked once their issue lands. */
-/** Rows of endpoints.json built so far: the deployment gateway, the whole evaluation platform, and the chat corps. */
-const isBuilt = (row: EndpointRow) => row.api === 'deploy' || row.api === 'evaluation' || (row.api === 'chat' && /\/workChat\/corps$/.test(row.path));
+/**
+ * Rows of endpoints.json built so far: all but the chat wing's messages and AI reply pipeline (issue 6: message send,
+ * comments and optimize, MCP tools, enterprise robot, AI intervention, to-do processing). Shrink this as they land.
+ */
+const NOT_YET_BUILT = /\/message\/|\/mcp\/|\/entrobot\/|\/todo\/process$|\/ai-intervene$/;
+const isBuilt = (row: EndpointRow) => !(row.api === 'chat' && NOT_YET_BUILT.test(row.path));
 const ENDPOINTS_FILE = join(__dirname, '../../../shared/spec/endpoints.json');
 const COMMITTED_DOCUMENT = join(__dirname, '../../openapi.json');
 

@@ -71,6 +71,7 @@ export class WorkChatCorpsController {
   @Delete(':id')
   @ApiOperation({ operationId: 'deleteWorkChatCorp', summary: 'Unlink a corp from the tenant' })
   @ApiOkResponse({ description: 'Deleted (no body).' })
+  @ApiConflictResponse({ description: 'Staff users, contact ways, group ways, external contacts, group rooms or channels still refer to the corp (the message counts them); remove them or disable the corp.' })
   remove(@CurrentTenant() tenantId: string, @Param('id', ParseUUIDPipe) id: string): Promise<void> {
     return this.corps.remove(tenantId, id);
   }

@@ -89,10 +89,21 @@ export class WorkChatCorpsService {
     return toWorkChatCorpRelateDto(row);
   }
 
-  /** @throws NotFoundException (404) no such corp in the tenant */
+  /**
+   * Unlinks a corp that nothing refers to any more: its staff users, contact ways, group ways, external contacts,
+   * group rooms and channels must be removed first (a corp deleted under them would leave rows that can never reach
+   * the platform again). The corp row is locked while counting.
+   * @throws NotFoundException (404) no such corp in the tenant; ConflictException (409) rows still refer to it
+   */
   async remove(tenantId: string, id: string): Promise<void> {
-    const result = await this.dataSource.getRepository(WorkChatCorpEntity).delete({ tenantId, id });
-    if (!result.affected) throw notFound(id);
+    await this.dataSource.transaction(async (manager) => {
+      const locked = await manager.query('SELECT id FROM chat_work_corp WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [tenantId, id]);
+      if (locked.length === 0) throw notFound(id);
+      const [counts]: Record<string, string>[] = await manager.query(CORP_REFERENCES_SQL, [tenantId, id]);
+      const inUse = Object.entries(counts).filter(([, count]) => Number(count) > 0).map(([what, count]) => `${count} ${what.replaceAll('_', ' ')}`);
+      if (inUse.length > 0) throw new ConflictException(`The corp is still used by ${inUse.join(', ')}; remove them first, or disable the corp instead (PUT with enabled: false).`);
+      await manager.delete(WorkChatCorpEntity, { tenantId, id });
+    });
   }
 
   private async find(tenantId: string, id: string): Promise<WorkChatCorpEntity> {
@@ -113,6 +124,15 @@ export class WorkChatCorpsService {
     }
   }
 }
+
+/** How many rows of each kind refer to corp $2 of tenant $1 (column names are what the 409 message says). */
+const CORP_REFERENCES_SQL = `
+  SELECT (SELECT count(*) FROM chat_work_user WHERE tenant_id = $1 AND corp_id = $2) AS staff_users,
+         (SELECT count(*) FROM chat_contact_way WHERE tenant_id = $1 AND corp_id = $2) AS contact_ways,
+         (SELECT count(*) FROM chat_group_way WHERE tenant_id = $1 AND corp_id = $2) AS group_ways,
+         (SELECT count(*) FROM chat_external_contact WHERE tenant_id = $1 AND corp_id = $2) AS external_contacts,
+         (SELECT count(*) FROM chat_group_room WHERE tenant_id = $1 AND corp_id = $2) AS group_rooms,
+         (SELECT count(*) FROM chat_channel WHERE tenant_id = $1 AND corp_id = $2) AS channels`;
 
 function notFound(id: string): NotFoundException {
   return new NotFoundException(`No corp ${id} in this tenant.`);

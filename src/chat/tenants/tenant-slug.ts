@@ -24,6 +24,7 @@ export const RESERVED_TENANT_SLUGS: ReadonlySet<string> = new Set([
   'chat',
   'workchat',
   'platform',
+  'chat-simulator',
   'oauth',
   // deployment gateway (deployment-gateway.md)
   'auth',

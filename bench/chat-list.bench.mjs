@@ -1,0 +1,428 @@
+#!/usr/bin/env node
+// Chat list latency at scale (issue 5, acceptance 6): with BENCH_CONTACTS external contacts (default 1,000,000)
+// across BENCH_TENANTS tenants (default 10), and BENCH_WAYS contact ways per tenant (default 25,000), the paged,
+// filtered contact lists (POST {T}/v1/workChat/contact/external/byLastStates; a staff member's contacts,
+// GET {C}/workChat/{workChatUserId}/contact/external) and contact-way lists (GET {T}/v1/chat/contact/way,
+// GET {T}/v1/workChat/contact/way, GET {C}/workChat/contactWay) at page 0 and at page
+// BENCH_FAR_PAGE (default 1,000) under BENCH_CONNECTIONS concurrent keep-alive connections (default 50), each
+// request for a tenant picked round-robin with that tenant's own OAuth2 token. Prints p50 / p99 / max latency and
+// req/s per case (target p99 <= 50 ms), then the EXPLAIN (ANALYZE, BUFFERS) plans of the SQL the app ran for each
+// case (auto_explain on the app's own sessions: the real queries, not copies).
+//
+//   npm run build && node bench/chat-list.bench.mjs          # embedded PostgreSQL in a temp folder (plans printed)
+//   DATABASE_URL=postgres://… node bench/chat-list.bench.mjs  # an existing, empty database (plans not captured)
+//   BENCH_TRY_INDEXES=1 node bench/chat-list.bench.mjs     # also create the candidate indexes below, to compare
+//   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' BENCH_CASES=floor node bench/chat-list.bench.mjs   # profile
+//   BENCH_CONTACTS=1000000 BENCH_TENANTS=10 BENCH_WAYS=25000 BENCH_CONNECTIONS=50 BENCH_DURATION_S=10 \
+//     BENCH_WARMUP_S=2 BENCH_PAGE_SIZE=20 BENCH_FAR_PAGE=1000 BENCH_CASES=byLastStates node bench/chat-list.bench.mjs
+//
+// The load generator is this script (autocannon is not a dependency): BENCH_CONNECTIONS workers over a keep-alive
+// agent with as many sockets, each sending its next request when the previous answer has been read (closed loop,
+// like autocannon -c 50). Latency is measured from the request to the last byte of the answer; percentiles are exact
+// (every sample kept and sorted, nearest-rank). The app, PostgreSQL and this script share the machine's CPUs; the
+// `load` column is the 1-minute load average after each case (anything else running on the machine shows there).
+// The data is bulk-inserted with generate_series straight into the app's tables after the app migrated them; the
+// tenants, OAuth2 clients and corps are created through the platform-admin API and the corp API.
+import { spawn, execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const TENANTS = Number(process.env.BENCH_TENANTS ?? 10);
+const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
+const WAYS = Number(process.env.BENCH_WAYS ?? 25_000);
+const STAFF = 20; // staff users per tenant; staff00 has a quarter of the tenant's contacts, the others share the rest
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 10) * 1000;
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_S ?? 2) * 1000;
+const SIZE = Number(process.env.BENCH_PAGE_SIZE ?? 20);
+const FAR_PAGE = Number(process.env.BENCH_FAR_PAGE ?? 1000);
+const ONLY = process.env.BENCH_CASES ? new RegExp(process.env.BENCH_CASES) : undefined;
+const P99_TARGET_MS = 50;
+/**
+ * BENCH_TRY_INDEXES=1: indexes (not in the migrations) created after seeding, to measure what they would change.
+ * Each matches a list's ORDER BY exactly (the services sort `DESC NULLS LAST`, which a plain ascending index read
+ * backwards, `DESC NULLS FIRST`, cannot serve) and ends with the `id` tie-breaker, so the page is read in index
+ * order instead of sorting every matching row.
+ */
+const TRY_INDEXES = process.env.BENCH_TRY_INDEXES === '1';
+const CANDIDATE_INDEXES = [
+  'CREATE INDEX bench_contact_state_at ON chat_external_contact (tenant_id, corp_id, state, state_at DESC NULLS LAST, id)',
+  'CREATE INDEX bench_contact_staff_created ON chat_external_contact (tenant_id, work_chat_user_id, created_at DESC NULLS LAST, id)',
+  'CREATE INDEX bench_contact_way_corp_created ON chat_contact_way (tenant_id, corp_id, created_at, id) INCLUDE (hidden)',
+];
+const CORP_NAME = 'Bench Retail';
+/** Share of a tenant's contacts whose last state is the big campaign's (the rest spread over 49 smaller states). */
+const BIG_STATE = 'spring-fair';
+const BIG_STATE_SHARE = 0.3;
+
+const work = mkdtempSync(join(tmpdir(), 'atrium-chat-bench-'));
+chmodSync(work, 0o755); // run as root, the embedded PostgreSQL runs as `postgres` and must reach its data folder
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = createNetServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+const sleep = (millis) => new Promise((resolve) => setTimeout(resolve, millis));
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+const log = (line) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+// 1. PostgreSQL: DATABASE_URL, or an embedded server this script starts (so it can read the server log: plans).
+let database;
+let serverLog = '';
+let captureLog = false;
+if (process.env.DATABASE_URL) {
+  database = { url: process.env.DATABASE_URL, stop: async () => undefined, embedded: false };
+} else {
+  const { startEmbeddedPostgres } = await import('../dist/src/database/embedded-postgres.js');
+  const started = await startEmbeddedPostgres({
+    dataDir: join(work, 'pg'),
+    port: await freePort(),
+    persistent: false,
+    callerHandlesSignals: true,
+    log: (line) => {
+      if (captureLog) serverLog += `${line}\n`;
+    },
+  });
+  database = { ...started, embedded: true };
+}
+const sql = new pg.Client({ connectionString: database.url });
+await sql.connect();
+if (database.embedded) {
+  // auto_explain in every new session, off until the plan phase (log_min_duration -1: no instrumentation cost).
+  await sql.query("ALTER SYSTEM SET session_preload_libraries = 'auto_explain'");
+  await sql.query('SELECT pg_reload_conf()');
+}
+const settings = (await sql.query("SELECT name, current_setting(name) AS value FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'effective_cache_size', 'max_connections', 'jit') ORDER BY name")).rows;
+log(`PostgreSQL ${(await sql.query('SHOW server_version')).rows[0].server_version} (${database.embedded ? 'embedded' : 'DATABASE_URL'}): ${settings.map((row) => `${row.name}=${row.value}`).join(' ')}; ${cpus().length} CPUs`);
+
+// 2. The app, as `npm start` runs it (package.json's node flags), on that database.
+const port = await freePort();
+const dataDir = join(work, 'data');
+const appEnv = {
+  ...process.env,
+  PORT: String(port),
+  LOG_LEVEL: process.env.BENCH_APP_LOG_LEVEL ?? 'error', // 'warn' also logs every query slower than 1 s
+  DATA_DIR: dataDir,
+  DATABASE_URL: database.url,
+  CHAT_PUBLIC_URL: `http://127.0.0.1:${port}`,
+  DEPLOY_REGISTRATION_KEY: 'bench-registration-key-0123456789',
+  DEPLOY_OWNER_TOKEN: 'bench-owner-token-0123456789abcdef',
+};
+const startFlags = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
+const nodeArgs = [...startFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+const app = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], { env: appEnv, stdio: ['ignore', 'inherit', 'inherit'] });
+const baseUrl = `http://127.0.0.1:${port}`;
+let appExited = false;
+app.once('exit', () => (appExited = true));
+
+const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
+/** One HTTP request over the keep-alive agent; resolves with status, body text and latency (ms). */
+function send(method, path, { token, json, form, basic } = {}) {
+  return new Promise((resolve, reject) => {
+    const body = json !== undefined ? JSON.stringify(json) : form !== undefined ? new URLSearchParams(form).toString() : undefined;
+    const headers = {};
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (basic) headers.authorization = `Basic ${Buffer.from(`${basic.id}:${basic.secret}`).toString('base64')}`;
+    if (body !== undefined) {
+      headers['content-type'] = json !== undefined ? 'application/json' : 'application/x-www-form-urlencoded';
+      headers['content-length'] = Buffer.byteLength(body);
+    }
+    const started = now();
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode, text: Buffer.concat(chunks).toString('utf8'), ms: now() - started }));
+      response.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+const expectOk = async (promise, what, status = 200) => {
+  const response = await promise;
+  if (response.status !== status) throw new Error(`${what}: HTTP ${response.status} ${response.text.slice(0, 500)}`);
+  return response.text ? JSON.parse(response.text) : null;
+};
+
+/** Runs the CLI of the built app (`atrium-chat`) against the same database. */
+const atriumChat = (args) =>
+  new Promise((resolve, reject) =>
+    execFile(process.execPath, ['dist/src/cli/chat/main.js', ...args], { env: appEnv, timeout: 120_000 }, (error, stdout, stderr) => (error ? reject(new Error(`atrium-chat ${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout))),
+  );
+
+/** Bulk data: staff users, contact ways and contacts of every tenant, straight into the app's tables. */
+async function seed(tenants) {
+  const perTenant = Math.floor(CONTACTS / TENANTS);
+  for (const [index, tenant] of tenants.entries()) {
+    const started = now();
+    const params = [tenant.id, tenant.corpId];
+    await sql.query('BEGIN');
+    await sql.query(
+      `INSERT INTO chat_work_user (tenant_id, corp_id, work_chat_user_id, name, mobile, online, created_at, updated_at)
+       SELECT $1, $2::uuid, 'staff' || lpad(i::text, 2, '0'), 'Staff ' || i, '1380000' || lpad(i::text, 4, '0'), i % 3 <> 0, now() - i * interval '1 day', now()
+       FROM generate_series(0, ${STAFF - 1}) AS i`,
+      params,
+    );
+    // Contact ways: the first 50 carry the campaign states the contacts came through (state 0 = the big campaign);
+    // one in ten of the rest has no state; 1% hidden; the first staff user of each has a default way.
+    await sql.query(
+      `INSERT INTO chat_contact_way (tenant_id, corp_id, name, type, scene, state, work_chat_user_ids, config_id, qr_code, remark, skip_verify,
+                                     channel_name, relevance_code, is_default, default_scope, hidden, created_at, updated_at)
+       SELECT $1, $2::uuid, 'Poster ' || i || CASE WHEN i % 7 = 0 THEN ' store' ELSE ' campaign' END, 1, 2,
+              CASE WHEN i = 0 THEN '${BIG_STATE}' WHEN i < 50 OR i % 10 <> 0 THEN 'st-' || i END,
+              jsonb_build_array('staff' || lpad((i % ${STAFF})::text, 2, '0')), 'cfg' || i, 'https://qr.bench.test/' || i, NULL, true,
+              'channel-' || (i % 10), 'store-' || (i % 500), i < ${STAFF}, CASE WHEN i < ${STAFF} THEN 'user:' || $2::text || ':staff' || lpad(i::text, 2, '0') END,
+              i % 100 = 99, now() - (i * interval '20 minutes'), now()
+       FROM generate_series(0, ${WAYS - 1}) AS i`,
+      params,
+    );
+    await sql.query(
+      `INSERT INTO chat_external_contact (tenant_id, corp_id, external_user_id, open_id, work_chat_user_id, name, remark, mobile, tags, state, state_at,
+                                          add_way, added_at, ai_enabled, profile, created_at, updated_at)
+       SELECT $1, $2::uuid, 'wm' || ${index} || 'x' || i, 'oid' || ${index} || 'x' || i,
+              CASE WHEN i % 4 = 0 THEN 'staff00' ELSE 'staff' || lpad((1 + i % ${STAFF - 1})::text, 2, '0') END, 'Customer ' || i,
+              CASE WHEN i % 4 = 0 THEN 'VIP ' || i END, CASE WHEN i % 3 = 0 THEN '139' || lpad(i::text, 8, '0') END, '[]'::jsonb,
+              CASE WHEN (i * 7919) % 1000 < ${Math.round(BIG_STATE_SHARE * 1000)} THEN '${BIG_STATE}' ELSE 'st-' || (1 + i % 49) END,
+              now() - ((i * 7919) % 525600) * interval '1 minute', 1, now() - ((i * 7919) % 525600) * interval '1 minute',
+              i % 40 <> 0, '{}'::jsonb, now() - ((i * 7919) % 525600) * interval '1 minute', now()
+       FROM generate_series(0, ${perTenant - 1}) AS i`,
+      params,
+    );
+    await sql.query('COMMIT');
+    log(`seeded tenant ${tenant.id} (${index + 1}/${tenants.length}): ${STAFF} staff users, ${WAYS} contact ways, ${perTenant} contacts in ${((now() - started) / 1000).toFixed(1)} s`);
+  }
+  const started = now();
+  if (TRY_INDEXES) {
+    for (const statement of CANDIDATE_INDEXES) await sql.query(statement);
+    log(`BENCH_TRY_INDEXES: created ${CANDIDATE_INDEXES.length} candidate indexes (not in the migrations) in ${((now() - started) / 1000).toFixed(1)} s`);
+  }
+  await sql.query('VACUUM ANALYZE chat_external_contact');
+  await sql.query('VACUUM ANALYZE chat_contact_way');
+  await sql.query('VACUUM ANALYZE chat_work_user');
+  const sizes = await sql.query(
+    "SELECT relname, pg_size_pretty(pg_total_relation_size(oid)) AS total, reltuples::bigint AS rows FROM pg_class WHERE relname IN ('chat_external_contact', 'chat_contact_way') ORDER BY relname",
+  );
+  log(`VACUUM ANALYZE in ${((now() - started) / 1000).toFixed(1)} s; ${sizes.rows.map((row) => `${row.relname}: ${row.rows} rows, ${row.total} with indexes`).join('; ')}`);
+}
+
+/**
+ * The measured cases: realistic filters of each list, at page 0 and at FAR_PAGE. `request(tenant, page)` gives
+ * method, path and body; `minTotal` is checked once before measuring (the far page must hold rows).
+ */
+function cases() {
+  const corp = encodeURIComponent(CORP_NAME);
+  const list = [
+    {
+      name: 'floor: corp list (1 row)',
+      request: (tenant) => ({ method: 'GET', path: `/api/${tenant.id}/console/workChat/corps?page=0&size=${SIZE}` }),
+      table: 'chat_work_corp',
+    },
+  ];
+  for (const page of [0, FAR_PAGE]) {
+    list.push({
+      name: `byLastStates state=${BIG_STATE} p${page}`,
+      request: (tenant) => ({ method: 'POST', path: `/api/${tenant.id}/v1/workChat/contact/external/byLastStates?page=${page}&size=${SIZE}`, json: { corpName: CORP_NAME, states: [BIG_STATE] } }),
+      table: 'chat_external_contact',
+    });
+    list.push({
+      name: `byLastStates 3 states+time p${page}`,
+      request: (tenant) => ({
+        method: 'POST',
+        path: `/api/${tenant.id}/v1/workChat/contact/external/byLastStates?page=${page}&size=${SIZE}&sort=lastStateAt,desc`,
+        json: { corpName: CORP_NAME, states: [BIG_STATE, 'st-1', 'st-2'], startTime: timestamp(-366), endTime: timestamp(1) },
+      }),
+      table: 'chat_external_contact',
+    });
+    list.push({
+      name: `console staff00 contacts p${page}`,
+      request: (tenant) => ({ method: 'GET', path: `/api/${tenant.id}/console/workChat/staff00/contact/external?page=${page}&size=${SIZE}` }),
+      table: 'chat_external_contact',
+    });
+    list.push({
+      name: `console staff00 contacts aiEnabled p${page}`,
+      request: (tenant) => ({ method: 'GET', path: `/api/${tenant.id}/console/workChat/staff00/contact/external?aiEnabled=true&corpId=${tenant.corpId}&page=${page}&size=${SIZE}` }),
+      table: 'chat_external_contact',
+    });
+    list.push({
+      name: `chat/contact/way name~campaign p${page}`,
+      request: (tenant) => ({ method: 'GET', path: `/api/${tenant.id}/v1/chat/contact/way?corpName=${corp}&name=campaign&page=${page}&size=${SIZE}` }),
+      table: 'chat_contact_way',
+    });
+    list.push({
+      name: `workChat/contact/way created range p${page}`,
+      request: (tenant) => ({ method: 'GET', path: `/api/${tenant.id}/v1/workChat/contact/way?corpName=${corp}&startCreateTime=${encodeURIComponent(timestamp(-366))}&endCreateTime=${encodeURIComponent(timestamp(1))}&page=${page}&size=${SIZE}` }),
+      table: 'chat_contact_way',
+    });
+    list.push({
+      name: `console contactWay corpName p${page}`,
+      request: (tenant) => ({ method: 'GET', path: `/api/${tenant.id}/console/workChat/contactWay?corpName=${corp}&page=${page}&size=${SIZE}` }),
+      table: 'chat_contact_way',
+    });
+  }
+  return list.filter((entry) => !ONLY || ONLY.test(entry.name));
+}
+
+/** `yyyy-MM-dd HH:mm:ss` (UTC) `days` from now. */
+function timestamp(days) {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** Nearest-rank percentile of sorted samples. */
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+
+/** Closed-loop load: CONNECTIONS workers for `durationMs`; returns sorted latencies, errors and the elapsed time. */
+async function load(entry, tenants, durationMs) {
+  const samples = [];
+  let errors = 0;
+  let firstError;
+  let next = 0;
+  const started = now();
+  const deadline = started + durationMs;
+  const worker = async () => {
+    while (now() < deadline) {
+      const tenant = tenants[next++ % tenants.length];
+      const { method, path, json } = entry.request(tenant);
+      try {
+        const response = await send(method, path, { token: tenant.token, json });
+        if (response.status === 200) samples.push(response.ms);
+        else {
+          errors++;
+          firstError ??= `HTTP ${response.status} ${response.text.slice(0, 200)}`;
+        }
+      } catch (error) {
+        errors++;
+        firstError ??= String(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const elapsedMs = now() - started;
+  return { sorted: samples.sort((a, b) => a - b), errors, firstError, elapsedMs };
+}
+
+/** The plan phase: auto_explain logs every statement of the app's sessions with ANALYZE and BUFFERS. */
+async function capturePlans(entries, tenants) {
+  const settingsOn = { 'auto_explain.log_min_duration': '0', 'auto_explain.log_analyze': 'on', 'auto_explain.log_buffers': 'on', 'auto_explain.log_timing': 'on', 'auto_explain.log_verbose': 'off' };
+  await sql.query("LOAD 'auto_explain'");
+  for (const [name, value] of Object.entries(settingsOn)) await sql.query(`ALTER SYSTEM SET ${name} = '${value}'`);
+  await sql.query('SELECT pg_reload_conf()');
+  await sleep(500);
+  const plans = [];
+  try {
+    for (const entry of entries) {
+      const tenant = tenants[0];
+      const { method, path, json } = entry.request(tenant);
+      await send(method, path, { token: tenant.token, json }); // warm: the plan below is of a second, cached run
+      serverLog = '';
+      captureLog = true;
+      const response = await send(method, path, { token: tenant.token, json });
+      await sleep(300);
+      captureLog = false;
+      const relevant = serverLog
+        .split(/(?=^.*LOG:\s+duration: [\d.]+ ms\s+plan:)/m)
+        .filter((block) => /plan:/.test(block) && block.includes(entry.table))
+        .map((block) => block.replace(/^.*LOG:\s+/m, '').trimEnd());
+      plans.push({ name: entry.name, ms: response.ms, status: response.status, blocks: relevant });
+    }
+  } finally {
+    for (const name of Object.keys(settingsOn)) await sql.query(`ALTER SYSTEM RESET ${name}`);
+    await sql.query('SELECT pg_reload_conf()');
+  }
+  return plans;
+}
+
+const results = [];
+let plans = [];
+let failed = false;
+try {
+  for (let attempt = 0; ; attempt++) {
+    if (await fetch(`${baseUrl}/api/health`).then((response) => response.ok).catch(() => false)) break;
+    if (appExited || attempt > 240) throw new Error('the app did not start (did you run npm run build?)');
+    await sleep(500);
+  }
+  log(`app up (node ${nodeArgs.join(' ')}): pid ${app.pid}, ${baseUrl}`);
+
+  // Tenants, clients and corps through the API: a platform-admin client from the CLI, then /api/platform/*.
+  const admin = JSON.parse(await atriumChat(['client', 'create', '--platform-admin', '--json']));
+  const tokenOf = async (client) => (await expectOk(send('POST', '/oauth/token', { basic: { id: client.clientId, secret: client.clientSecret }, form: { grant_type: 'client_credentials' } }), 'POST /oauth/token')).access_token;
+  const adminToken = await tokenOf(admin);
+  const tenants = [];
+  for (let index = 0; index < TENANTS; index++) {
+    const id = `bench${index}`;
+    await expectOk(send('POST', '/api/platform/tenants', { token: adminToken, json: { id, name: `Bench tenant ${index}` } }), 'POST /api/platform/tenants', 201);
+    const client = await expectOk(send('POST', '/api/platform/clients', { token: adminToken, json: { tenantId: id, scopes: ['chat:read', 'chat:write'] } }), 'POST /api/platform/clients', 201);
+    const token = await tokenOf(client);
+    const corp = await expectOk(send('POST', `/api/${id}/console/workChat/corps`, { token, json: { corpName: CORP_NAME, workChatCorpId: `wwbench${index}`, secret: `bench-secret-${index}` } }), 'POST corps');
+    tenants.push({ id, token, corpId: corp.id });
+  }
+  log(`${TENANTS} tenants with a client and a corp`);
+  await seed(tenants);
+
+  const entries = cases();
+  for (const entry of entries) {
+    const { method, path, json } = entry.request(tenants[0]);
+    const probe = await expectOk(send(method, path, { token: tenants[0].token, json }), `${entry.name}: ${method} ${path}`);
+    entry.totalElements = probe.totalElements;
+    entry.rows = probe.content.length;
+    if (entry.rows === 0) log(`WARNING ${entry.name}: the page is empty (totalElements ${probe.totalElements}); the filter matches too few rows`);
+    await load(entry, tenants, WARMUP_MS);
+    const measured = await load(entry, tenants, DURATION_MS);
+    const { sorted } = measured;
+    results.push({
+      name: entry.name,
+      rows: `${entry.rows}/${entry.totalElements}`,
+      requests: sorted.length,
+      errors: measured.errors,
+      rps: (sorted.length / measured.elapsedMs) * 1000,
+      p50: percentile(sorted, 50),
+      p90: percentile(sorted, 90),
+      p99: percentile(sorted, 99),
+      max: sorted.at(-1),
+      load: loadavg()[0],
+    });
+    const last = results.at(-1);
+    log(`${entry.name}: ${last.requests} req, ${last.rps.toFixed(0)} req/s, p50 ${last.p50?.toFixed(1)} ms, p99 ${last.p99?.toFixed(1)} ms${measured.errors ? `, ${measured.errors} errors (first: ${measured.firstError})` : ''}`);
+  }
+  if (database.embedded) plans = await capturePlans(entries, tenants);
+  else log('plans: not captured (DATABASE_URL given; run without it to start an embedded PostgreSQL whose log this script reads)');
+} catch (error) {
+  failed = true;
+  console.error(`bench failed: ${error.stack ?? error}`);
+} finally {
+  agent.destroy();
+  if (!appExited) {
+    const exited = new Promise((resolve) => app.once('exit', resolve));
+    app.kill('SIGTERM');
+    if (!(await Promise.race([exited.then(() => true), sleep(30_000).then(() => false)]))) {
+      app.kill('SIGKILL');
+      await exited;
+    }
+  }
+  await sql.end().catch(() => undefined);
+  await database.stop().catch((error) => console.error(`stopping PostgreSQL: ${error}`));
+  rmSync(work, { recursive: true, force: true });
+}
+
+// 3. Figures, verdicts and plans.
+if (results.length > 0) {
+  console.log(`\n${CONTACTS} contacts and ${WAYS * TENANTS} contact ways across ${TENANTS} tenants; ${CONNECTIONS} connections, ${DURATION_MS / 1000} s per case, page size ${SIZE}${TRY_INDEXES ? '; WITH the candidate indexes (BENCH_TRY_INDEXES=1)' : ''}`);
+  console.log(`${'case'.padEnd(44)}${'rows/total'.padStart(14)}${'req'.padStart(8)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}${'err'.padStart(5)}${'load'.padStart(6)}  verdict`);
+  for (const result of results) {
+    const pass = result.errors === 0 && result.p99 !== undefined && result.p99 <= P99_TARGET_MS;
+    failed ||= !pass;
+    const fmt = (value) => (value === undefined ? '-' : value.toFixed(1)).padStart(9);
+    console.log(`${result.name.padEnd(44)}${result.rows.padStart(14)}${String(result.requests).padStart(8)}${result.rps.toFixed(0).padStart(8)}${fmt(result.p50)}${fmt(result.p90)}${fmt(result.p99)}${fmt(result.max)}${String(result.errors).padStart(5)}${result.load.toFixed(1).padStart(6)}  ${pass ? 'PASS' : 'FAIL'} (p99 <= ${P99_TARGET_MS} ms)`);
+  }
+}
+for (const plan of plans) {
+  console.log(`\n=== ${plan.name} (one request alone: ${plan.ms.toFixed(1)} ms, HTTP ${plan.status}) ===`);
+  if (plan.blocks.length === 0) console.log('(no statement on the table was logged)');
+  for (const block of plan.blocks) console.log(`${block}\n`);
+}
+process.exitCode = failed ? 1 : 0;

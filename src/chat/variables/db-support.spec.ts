@@ -1,0 +1,16 @@
+import { QueryFailedError } from 'typeorm';
+import { likeContains, uniqueViolation } from './db-support';
+
+describe('db-support', () => {
+  it('names the unique index of a 23505 violation, and nothing for other errors', () => {
+    const duplicate = new QueryFailedError('INSERT', [], Object.assign(new Error('duplicate key'), { code: '23505', constraint: 'ux_chat_variable_scope_tenant_source_name' }));
+    expect(uniqueViolation(duplicate)).toBe('ux_chat_variable_scope_tenant_source_name');
+    const notNull = new QueryFailedError('INSERT', [], Object.assign(new Error('null value'), { code: '23502' }));
+    expect(uniqueViolation(notNull)).toBeUndefined();
+    expect(uniqueViolation(new Error('duplicate key'))).toBeUndefined();
+  });
+
+  it('escapes LIKE wildcards and the escape character', () => {
+    expect(likeContains('a%_\\b')).toBe('%a\\%\\_\\\\b%');
+  });
+});
