@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { likeContains, uniqueViolation } from '../conversation-groups/db-errors';
+import { likeContains, uniqueViolation } from '../common/db-support';
 import { lockConversationGroups } from '../conversation-groups/group-locks';
 import { fieldProblems } from '../conversation-groups/id-lists';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';

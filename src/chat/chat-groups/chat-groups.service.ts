@@ -4,7 +4,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ChatChannelEntity } from '../channels/chat-channel.entity';
-import { likeContains, uniqueViolation } from '../conversation-groups/db-errors';
+import { likeContains, uniqueViolation } from '../common/db-support';
 import { FieldProblem, fieldProblems, missingIds, sortedUnique } from '../conversation-groups/id-lists';
 import { DigitalStaffEntity } from '../digital-staff/digital-staff.entity';
 import { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { lockTenantResource, uniqueViolation } from '../variables/db-support';
+import { lockTenantResource, uniqueViolation } from '../common/db-support';
 import { ContactViewEntity } from './contact-view.entity';
 import { checkContactViewFilter, checkContactViewSort, compileContactView, CompiledContactView, ContactViewFilter, ContactViewSort } from './contact-view-filter.rules';
 import { CONTACT_VIEW_LIST_SORT_FIELDS, ContactViewPageQuery, toUserChatContactViewDto, UserChatContactViewDto, UserChatContactViewRequest } from './contact-views.dto';

@@ -6,7 +6,7 @@ import { ChatChannelEntity } from '../channels/chat-channel.entity';
 import { UserConversationEntity } from '../conversations/user-conversation.entity';
 import { GroupWayEntity } from '../group-ways/group-way.entity';
 import { ConversationGroupEntity } from './conversation-group.entity';
-import { likeContains, uniqueViolation } from './db-errors';
+import { likeContains, uniqueViolation } from '../common/db-support';
 import {
   CONVERSATION_GROUP_SORT_FIELDS,
   toUserConversationGroupDto,

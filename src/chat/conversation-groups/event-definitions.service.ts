@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ConversationGroupEntity } from './conversation-group.entity';
-import { uniqueViolation } from './db-errors';
+import { uniqueViolation } from '../common/db-support';
 import {
   ConversationGroupEventDefinitionDto,
   ConversationGroupEventDefinitionPageQuery,

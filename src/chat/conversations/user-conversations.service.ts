@@ -4,7 +4,7 @@ import { DataSource, EntityManager, FindOptionsWhere, In, Not } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ExternalContactEntity } from '../contacts/external-contact.entity';
 import { ConversationGroupEntity } from '../conversation-groups/conversation-group.entity';
-import { uniqueViolation } from '../conversation-groups/db-errors';
+import { uniqueViolation } from '../common/db-support';
 import { lockConversationGroups } from '../conversation-groups/group-locks';
 import { FieldProblem, fieldProblems } from '../conversation-groups/id-lists';
 import { DigitalStaffEntity } from '../digital-staff/digital-staff.entity';

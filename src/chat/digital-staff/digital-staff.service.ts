@@ -4,7 +4,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';
-import { likeContains, uniqueViolation } from './db-errors';
+import { likeContains, uniqueViolation } from '../common/db-support';
 import { DigitalStaffEntity } from './digital-staff.entity';
 import { CHAT_STAFF_SORT_FIELDS, ChatStaffCreateRequestV1, ChatStaffDto, ChatStaffPageQueryV1, ChatStaffUpdateRequestV1, toChatStaffDto } from './digital-staff.dto';
 import { ChatDigitalStaffServiceTimeDto, CreateServiceTimeRequest, toChatDigitalStaffServiceTimeDto } from './service-time.dto';

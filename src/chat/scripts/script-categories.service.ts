@@ -2,7 +2,7 @@ import { ConflictException, Inject, Injectable, NotFoundException } from '@nestj
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { lockTenantResource } from '../variables/db-support';
+import { lockTenantResource } from '../common/db-support';
 import { ScriptCategoryEntity } from './script-category.entity';
 import { ScriptContentEntity } from './script-content.entity';
 import { buildCategoryTree, CategoryTreeNode, checkCategoryPlacement, subtreeIds } from './script-tree.rules';

@@ -4,7 +4,7 @@ import { Brackets, DataSource } from 'typeorm';
 import { ProblemException } from '../../common/http/problem-details';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { likeContains } from '../variables/db-support';
+import { likeContains } from '../common/db-support';
 import { ScriptCategoriesService } from './script-categories.service';
 import { ScriptAttachment, ScriptContentEntity } from './script-content.entity';
 import { rankScripts, searchTerms } from './script-search.rules';

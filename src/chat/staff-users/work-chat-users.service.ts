@@ -4,7 +4,7 @@ import { Brackets, DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
-import { likeContains, uniqueViolation } from '../digital-staff/db-errors';
+import { likeContains, uniqueViolation } from '../common/db-support';
 import { DigitalStaffEntity } from '../digital-staff/digital-staff.entity';
 import { WorkChatUserEntity } from './work-chat-user.entity';
 import {

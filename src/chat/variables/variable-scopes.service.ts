@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ProblemException } from '../../common/http/problem-details';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { lockTenantResource, uniqueViolation } from './db-support';
+import { lockTenantResource, uniqueViolation } from '../common/db-support';
 import { VariableDefinitionEntity } from './variable-definition.entity';
 import { VariableScopeEntity } from './variable-scope.entity';
 import { VariableValueEntity } from './variable-value.entity';

@@ -6,7 +6,7 @@ import { ExternalContactEntity } from '../contacts/external-contact.entity';
 import { DigitalStaffEntity } from '../digital-staff/digital-staff.entity';
 import { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';
 import { ProblemException } from '../../common/http/problem-details';
-import { uniqueViolation } from './db-support';
+import { uniqueViolation } from '../common/db-support';
 import { VariableDefinitionEntity } from './variable-definition.entity';
 import { mergeVariableLayers, ResolvedVariable, SUBJECT_KIND, VariableCandidate, VariableSource } from './variable-resolution.rules';
 import { assertValueSize, VariableScopesService } from './variable-scopes.service';

@@ -1,7 +1,7 @@
 import { EntityManager, QueryFailedError } from 'typeorm';
 
 /**
- * Database helpers of the chat configuration resources (variables, scripts, contact views).
+ * Database helpers shared by the chat wing's services (duplicate-key detection, literal ILIKE patterns, per-tenant write locks).
  */
 
 /**

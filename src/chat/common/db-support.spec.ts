@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { likeContains, uniqueViolation } from './db-support';
+import { likeContains, uniqueViolation } from '../common/db-support';
 
 describe('db-support', () => {
   it('names the unique index of a 23505 violation, and nothing for other errors', () => {
