@@ -16,6 +16,8 @@ import { ChatContactsAndGroupRooms1795314600000 } from './1795314600000-ChatCont
 import { ChatVariablesScriptsContactViews1795315200000 } from './1795315200000-ChatVariablesScriptsContactViews';
 import { ChatConversationsAndChannels1795315500000 } from './1795315500000-ChatConversationsAndChannels';
 import { ChatRulesAndToolProviders1795315800000 } from './1795315800000-ChatRulesAndToolProviders';
+import { ChatMessages1795316100000 } from './1795316100000-ChatMessages';
+import { ChatEntRobot1795316400000 } from './1795316400000-ChatEntRobot';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -37,4 +39,6 @@ export const ALL_MIGRATIONS = [
   ChatVariablesScriptsContactViews1795315200000,
   ChatConversationsAndChannels1795315500000,
   ChatRulesAndToolProviders1795315800000,
+  ChatMessages1795316100000,
+  ChatEntRobot1795316400000,
 ];

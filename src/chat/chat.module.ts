@@ -97,14 +97,19 @@ import { IntentionRecordsService } from './intent-records/intention-records.serv
 import { ToolProviderEntity } from './tool-providers/tool-provider.entity';
 import { ToolProvidersController } from './tool-providers/tool-providers.controller';
 import { ToolProvidersService } from './tool-providers/tool-providers.service';
+import { ChatMessagesModule } from './messages/chat-messages.module';
+import { EntRobotGroupEntity } from './ent-robot/ent-robot-group.entity';
+import { EntRobotMessageLogEntity } from './ent-robot/ent-robot-message-log.entity';
+import { EntRobotController } from './ent-robot/ent-robot.controller';
+import { EntRobotService } from './ent-robot/ent-robot.service';
 /**
  * The chat management wing (spec: chat-management-api.md; issue 5). Built so far: tenants and OAuth2 (resource
  * server for every chat route, built-in authorization server when CHAT_OAUTH_ISSUER is unset, platform-admin API),
  * corps, the enterprise chat platform port (simulator or HTTP adapter). Chat controllers declare `@ChatAuth()` and read the tenant with `@CurrentTenant()`.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([TenantEntity, OAuthClientEntity, WorkChatCorpEntity, ExternalContactEntity, GroupRoomEntity, GroupMemberEntity, WorkChatUserEntity, DigitalStaffEntity, DigitalStaffServiceTimeEntity, ContactWayEntity, GroupWayEntity]), ChatPlatformModule, TypeOrmModule.forFeature([ConversationGroupEntity, ConversationEventDefinitionEntity, ConversationTriggerEntity, UserConversationEntity, ChatChannelEntity, ChatGroupEntity]), TypeOrmModule.forFeature([VariableScopeEntity, VariableDefinitionEntity, VariableValueEntity, ScriptCategoryEntity, ScriptContentEntity, ContactViewEntity]), TypeOrmModule.forFeature([InterventionRuleEntity, TagRuleEntity, IntentionRecordEntity, ToolProviderEntity])],
-  controllers: [PlatformTenantsController, PlatformClientsController, WorkChatCorpsController, ConsoleContactsController, ExternalContactsV1Controller, CustomerProfilesController, WorkChatTenantlessController, GuideSyncController, ConsoleGroupRoomsController, GroupMemberDedupController, SimulatorApiController, WorkChatUsersController, DigitalStaffController, ServiceTimeController, DiagnosisController, ChatContactWaysController, WorkChatContactWaysController, ConsoleContactWaysController, StaffGuideScenesController, SimulatorQrController, GroupWaysController, ConversationGroupsController, TriggersController, EventDefinitionsController, UserConversationsController, ChatChannelsController, ChatGroupsController, TenantChatGroupsController, VariableScopesController, VariableValuesController, ScriptCategoriesController, ScriptContentsController, ContactViewsController, InterventionRulesV1Controller, InterventionRulesConsoleController, TagRulesController, IntentionRecordsController, ToolProvidersController],
+  imports: [TypeOrmModule.forFeature([TenantEntity, OAuthClientEntity, WorkChatCorpEntity, ExternalContactEntity, GroupRoomEntity, GroupMemberEntity, WorkChatUserEntity, DigitalStaffEntity, DigitalStaffServiceTimeEntity, ContactWayEntity, GroupWayEntity]), ChatPlatformModule, TypeOrmModule.forFeature([ConversationGroupEntity, ConversationEventDefinitionEntity, ConversationTriggerEntity, UserConversationEntity, ChatChannelEntity, ChatGroupEntity]), TypeOrmModule.forFeature([VariableScopeEntity, VariableDefinitionEntity, VariableValueEntity, ScriptCategoryEntity, ScriptContentEntity, ContactViewEntity]), TypeOrmModule.forFeature([InterventionRuleEntity, TagRuleEntity, IntentionRecordEntity, ToolProviderEntity]), ChatMessagesModule, TypeOrmModule.forFeature([EntRobotGroupEntity, EntRobotMessageLogEntity])],
+  controllers: [PlatformTenantsController, PlatformClientsController, WorkChatCorpsController, ConsoleContactsController, ExternalContactsV1Controller, CustomerProfilesController, WorkChatTenantlessController, GuideSyncController, ConsoleGroupRoomsController, GroupMemberDedupController, SimulatorApiController, WorkChatUsersController, DigitalStaffController, ServiceTimeController, DiagnosisController, ChatContactWaysController, WorkChatContactWaysController, ConsoleContactWaysController, StaffGuideScenesController, SimulatorQrController, GroupWaysController, ConversationGroupsController, TriggersController, EventDefinitionsController, UserConversationsController, ChatChannelsController, ChatGroupsController, TenantChatGroupsController, VariableScopesController, VariableValuesController, ScriptCategoriesController, ScriptContentsController, ContactViewsController, InterventionRulesV1Controller, InterventionRulesConsoleController, TagRulesController, IntentionRecordsController, ToolProvidersController, EntRobotController],
   providers: [
     {
       provide: CHAT_OAUTH_SETTINGS,
@@ -146,6 +151,7 @@ import { ToolProvidersService } from './tool-providers/tool-providers.service';
     TagRulesService,
     IntentionRecordsService,
     ToolProvidersService,
+    EntRobotService,
   ],
   exports: [TenantsService, ChatCredentialStrategy, CHAT_OAUTH_SETTINGS, WorkChatCorpsService, WorkChatUsersService, DigitalStaffService, ConversationGroupsService, UserConversationsService, ChatChannelsService, ChatGroupsService, VariablesService, ScriptsService, ContactViewsService, InterventionRulesService, TagRulesService, IntentionRecordsService, ToolProvidersService],
 })

@@ -272,6 +272,18 @@ export class EnvironmentVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1)
   CHAT_GROUP_MAX_CHANNELS: number = 50;
 
+  /** Chat enterprise robot: longest text message, in UTF-8 bytes (the platform's limit is 2048). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_ENT_ROBOT_TEXT_MAX_BYTES: number = 2048;
+
+  /** Chat enterprise robot: longest markdown message, in UTF-8 bytes (the platform's limit is 4096). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_ENT_ROBOT_MARKDOWN_MAX_BYTES: number = 4096;
+
+  /** Chat enterprise robot: most mentions (user ids plus mobiles) in one text message. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  CHAT_ENT_ROBOT_MAX_MENTIONS: number = 100;
+
   @IsOptional() @IsUrl({ require_tld: false, require_protocol: true })
   DEPLOY_PUBLIC_URL?: string;
 
@@ -469,6 +481,42 @@ export class EnvironmentVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(60) @Max(86_400)
   CHAT_OAUTH_TOKEN_TTL_S: number = 3600;
 
+  /** Chat messages: largest image attachment, bytes (413 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_MESSAGE_MAX_IMAGE_BYTES: number = 10 * 1024 * 1024;
+
+  /** Chat messages: largest video attachment, bytes (413 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_MESSAGE_MAX_VIDEO_BYTES: number = 10 * 1024 * 1024;
+
+  /** Chat messages: largest file attachment, bytes (413 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_MESSAGE_MAX_FILE_BYTES: number = 20 * 1024 * 1024;
+
+  /** Chat messages: largest GIF (`emotion`) attachment, bytes (413 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_MESSAGE_MAX_EMOTION_BYTES: number = 10 * 1024 * 1024;
+
+  /** Chat messages: longest text message, characters (400 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_MESSAGE_MAX_TEXT_CHARS: number = 4000;
+
+  /** Chat wing's default model (comment and advice optimize, AI replies): OpenAI-compatible base URL; unset = no model. */
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  CHAT_LLM_BASE_URL?: string;
+
+  /** Chat wing's default model name; unset = no model. */
+  @IsOptional() @IsString()
+  CHAT_LLM_MODEL?: string;
+
+  /** API key of the chat wing's default model (secret; never logged or returned). */
+  @IsOptional() @IsString()
+  CHAT_LLM_API_KEY?: string;
+
+  /** Time limit of one call to the chat wing's default model, ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  CHAT_LLM_TIMEOUT_MS: number = 60_000;
+
   /** Chat wing, external issuer: timeout of the discovery and JWKS requests, ms. */
   @IsOptional() @Type(() => Number) @IsInt() @Min(100)
   CHAT_OAUTH_HTTP_TIMEOUT_MS: number = 5000;
@@ -559,6 +607,12 @@ export interface AppConfig {
   chatConversations: { maxTriggersPerGroup: number; maxEventDefinitionsPerGroup: number };
   /** Chat channels and chat groups (src/chat/channels, src/chat/chat-groups): counts per channel / group. */
   chatChannels: { maxAllowedOrigins: number; maxGroupMembers: number; maxGroupChannels: number };
+  /** Chat messages (src/chat/messages): attachment size limits per message type (bytes), text length (chars). */
+  chatMessages: { maxBytes: { image: number; video: number; file: number; emotion: number }; maxTextChars: number };
+  /** The chat wing's default model (src/llm): unset base URL or model = none configured; timeout ms; the key is a secret. */
+  chatLlm: { baseUrl?: string; model?: string; apiKey?: string; timeoutMs: number };
+  /** Chat enterprise robot (src/chat/ent-robot): message limits (bytes are UTF-8 bytes). */
+  chatEntRobot: { textMaxBytes: number; markdownMaxBytes: number; maxMentions: number };
   deploy: {
     publicUrl: string;
     registrationKey?: string;
@@ -727,6 +781,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     chatContactViews: { maxConditions: vars.CHAT_CONTACT_VIEW_MAX_CONDITIONS, maxPerOwner: vars.CHAT_CONTACT_VIEW_MAX_PER_OWNER },
     chatConversations: { maxTriggersPerGroup: vars.CHAT_CONVERSATION_GROUP_MAX_TRIGGERS, maxEventDefinitionsPerGroup: vars.CHAT_CONVERSATION_GROUP_MAX_EVENT_DEFINITIONS },
     chatChannels: { maxAllowedOrigins: vars.CHAT_CHANNEL_MAX_ALLOWED_ORIGINS, maxGroupMembers: vars.CHAT_GROUP_MAX_MEMBERS, maxGroupChannels: vars.CHAT_GROUP_MAX_CHANNELS },
+    chatMessages: {
+      maxBytes: { image: vars.CHAT_MESSAGE_MAX_IMAGE_BYTES, video: vars.CHAT_MESSAGE_MAX_VIDEO_BYTES, file: vars.CHAT_MESSAGE_MAX_FILE_BYTES, emotion: vars.CHAT_MESSAGE_MAX_EMOTION_BYTES },
+      maxTextChars: vars.CHAT_MESSAGE_MAX_TEXT_CHARS,
+    },
+    chatLlm: { baseUrl: vars.CHAT_LLM_BASE_URL, model: vars.CHAT_LLM_MODEL, apiKey: vars.CHAT_LLM_API_KEY, timeoutMs: vars.CHAT_LLM_TIMEOUT_MS },
+    chatEntRobot: { textMaxBytes: vars.CHAT_ENT_ROBOT_TEXT_MAX_BYTES, markdownMaxBytes: vars.CHAT_ENT_ROBOT_MARKDOWN_MAX_BYTES, maxMentions: vars.CHAT_ENT_ROBOT_MAX_MENTIONS },
     deploy: {
       publicUrl: (vars.DEPLOY_PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
       registrationKey: vars.DEPLOY_REGISTRATION_KEY,
