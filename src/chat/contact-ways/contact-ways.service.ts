@@ -18,8 +18,8 @@ import {
 import { ContactWayEntity } from './contact-way.entity';
 import { contactWayDefaultScope, defaultScopeLockKey, generateWayState } from './contact-way.rules';
 import { int64ToNumber } from './int64-id';
+import { likeContains, uniqueViolation } from '../common/db-support';
 import {
-  containsPattern,
   corpsById,
   digitalStaffById,
   findCorpByName,
@@ -27,7 +27,6 @@ import {
   platformContext,
   requireDigitalStaff,
   requireStaffUsers,
-  violatedUniqueIndex,
 } from './way-support';
 
 /**
@@ -230,7 +229,7 @@ export class ContactWaysService {
         return await this.dataSource.transaction((manager) => this.setDefaultOnce(manager, tenantId, id));
       } catch (error) {
         if (error instanceof ScopeChanged && attempt < SET_DEFAULT_ATTEMPTS) continue;
-        if (error instanceof ScopeChanged || violatedUniqueIndex(error) === 'ux_chat_contact_way_tenant_default_scope') {
+        if (error instanceof ScopeChanged || uniqueViolation(error) === 'ux_chat_contact_way_tenant_default_scope') {
           throw new ConflictException(`Contact way ${id} or the default of its scope was changed by another request at the same time; try again.`);
         }
         throw error;
@@ -425,7 +424,7 @@ function assertTypeFits(type: 1 | 2, workChatUserIds: string[]): void {
 
 /** A unique-index violation as 409 with a readable reason; anything else unchanged. */
 function duplicateOr(error: unknown, row: ContactWayEntity): unknown {
-  const message = DUPLICATE_MESSAGES[violatedUniqueIndex(error) ?? ''];
+  const message = DUPLICATE_MESSAGES[uniqueViolation(error) ?? ''];
   return message ? new ConflictException(message(row)) : error;
 }
 
@@ -433,7 +432,7 @@ function duplicateOr(error: unknown, row: ContactWayEntity): unknown {
 function applyFilters(builder: SelectQueryBuilder<ContactWayEntity>, filter: ContactWayFilter): void {
   if (!filter.includeHidden) builder.andWhere('way.hidden = false');
   if (filter.id !== undefined) builder.andWhere('way.id = :id', { id: filter.id });
-  if (filter.name !== undefined) builder.andWhere("way.name ILIKE :namePattern ESCAPE '\\'", { namePattern: containsPattern(filter.name) });
+  if (filter.name !== undefined) builder.andWhere("way.name ILIKE :namePattern ESCAPE '\\'", { namePattern: likeContains(filter.name) });
   if (filter.relevanceCode !== undefined) builder.andWhere('way.relevanceCode = :relevanceCode', { relevanceCode: filter.relevanceCode });
   if (filter.state !== undefined) builder.andWhere('way.state = :state', { state: filter.state });
   if (filter.channelName !== undefined) builder.andWhere('way.channelName = :channelName', { channelName: filter.channelName });
@@ -450,7 +449,7 @@ function applyFilters(builder: SelectQueryBuilder<ContactWayEntity>, filter: Con
     if (filter.userName !== undefined) conditions.push("staff.name ILIKE :userNamePattern ESCAPE '\\'");
     builder.andWhere(`EXISTS (SELECT 1 FROM chat_work_user staff WHERE ${conditions.join(' AND ')})`, {
       ...(filter.mobile !== undefined ? { mobile: filter.mobile } : {}),
-      ...(filter.userName !== undefined ? { userNamePattern: containsPattern(filter.userName) } : {}),
+      ...(filter.userName !== undefined ? { userNamePattern: likeContains(filter.userName) } : {}),
     });
   }
 }

@@ -1,5 +1,5 @@
 import { ConflictException, NotFoundException } from '@nestjs/common';
-import { EntityManager, In, QueryFailedError } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { DigitalStaffEntity } from '../digital-staff/digital-staff.entity';
 import type { ChatCorpContext } from '../platform/chat-platform.port';
@@ -79,16 +79,4 @@ export async function digitalStaffById(manager: EntityManager, tenantId: string,
  */
 export async function lockDefaultScope(manager: EntityManager, key: string): Promise<void> {
   await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
-}
-
-/** The name of the unique index a failed write violated, or undefined for any other error. */
-export function violatedUniqueIndex(error: unknown): string | undefined {
-  if (!(error instanceof QueryFailedError)) return undefined;
-  const driverError = error.driverError as { code?: string; constraint?: string };
-  return driverError?.code === '23505' ? driverError.constraint : undefined;
-}
-
-/** Like Postgres `ILIKE` with `text` taken literally (wildcards escaped); use with `ESCAPE '\\'`. */
-export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }

@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { WorkChatCorpEntity } from './work-chat-corp.entity';
 import {
@@ -11,6 +11,7 @@ import {
   WorkChatCorpPageQuery,
   WorkChatCorpRelateDto,
 } from './work-chat-corps.dto';
+import { uniqueViolation } from '../common/db-support';
 
 /** Which unique index a duplicate hit, and what to tell the caller. */
 const DUPLICATE_MESSAGES: Record<string, (row: Pick<WorkChatCorpEntity, 'corpName' | 'workChatCorpId'>) => string> = {
@@ -117,8 +118,8 @@ export class WorkChatCorpsService {
     try {
       await this.dataSource.getRepository(WorkChatCorpEntity).save(row);
     } catch (error) {
-      const driverError = error instanceof QueryFailedError ? (error.driverError as { code?: string; constraint?: string }) : undefined;
-      const message = driverError?.code === '23505' ? DUPLICATE_MESSAGES[driverError.constraint ?? ''] : undefined;
+      const constraint = uniqueViolation(error);
+      const message = constraint === undefined ? undefined : DUPLICATE_MESSAGES[constraint];
       if (message) throw new ConflictException(message(row));
       throw error;
     }

@@ -2,16 +2,15 @@ import { BadRequestException, ConflictException, Inject, Injectable, Logger, Not
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
+import { likeContains, uniqueViolation } from '../common/db-support';
 import { defaultScopeLockKey, generateWayState, groupWayDefaultScope } from '../contact-ways/contact-way.rules';
 import {
-  containsPattern,
   corpsById,
   digitalStaffById,
   findCorpByName,
   lockDefaultScope,
   platformContext,
   requireDigitalStaff,
-  violatedUniqueIndex,
 } from '../contact-ways/way-support';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { CHAT_PLATFORM, type ChatPlatform, type GroupWayInput } from '../platform/chat-platform.port';
@@ -165,7 +164,7 @@ export class GroupWaysService {
         return await this.dataSource.transaction((manager) => this.setDefaultOnce(manager, tenantId, id));
       } catch (error) {
         if (error instanceof ScopeChanged && attempt < SET_DEFAULT_ATTEMPTS) continue;
-        if (error instanceof ScopeChanged || violatedUniqueIndex(error) === 'ux_chat_group_way_tenant_default_scope') {
+        if (error instanceof ScopeChanged || uniqueViolation(error) === 'ux_chat_group_way_tenant_default_scope') {
           throw new ConflictException(`Group way ${id} or the default of its scope was changed by another request at the same time; try again.`);
         }
         throw error;
@@ -194,7 +193,7 @@ export class GroupWaysService {
       builder.andWhere('way.corpId = :corpId', { corpId: corp.id });
     }
     if (query.id !== undefined) builder.andWhere('way.id = :id', { id: query.id });
-    if (query.name !== undefined) builder.andWhere("way.name ILIKE :namePattern ESCAPE '\\'", { namePattern: containsPattern(query.name) });
+    if (query.name !== undefined) builder.andWhere("way.name ILIKE :namePattern ESCAPE '\\'", { namePattern: likeContains(query.name) });
     if (query.state !== undefined) builder.andWhere('way.state = :state', { state: query.state });
     if (query.digitalStaffId !== undefined) builder.andWhere('way.digitalStaffId = :digitalStaffId', { digitalStaffId: query.digitalStaffId });
     if (query.conversationGroupId !== undefined) builder.andWhere('way.conversationGroupId = :conversationGroupId', { conversationGroupId: query.conversationGroupId });
@@ -263,6 +262,6 @@ function toPlatformInput(fields: Pick<GroupWayEntity, 'scene' | 'chatIds' | 'sta
 
 /** A unique-index violation as 409 with a readable reason; anything else unchanged. */
 function duplicateOr(error: unknown, row: GroupWayEntity): unknown {
-  const message = DUPLICATE_MESSAGES[violatedUniqueIndex(error) ?? ''];
+  const message = DUPLICATE_MESSAGES[uniqueViolation(error) ?? ''];
   return message ? new ConflictException(message(row)) : error;
 }

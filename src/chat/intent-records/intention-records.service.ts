@@ -1,12 +1,13 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { toOrder } from '../../common/paging/page';
 import { ExternalContactEntity } from '../contacts/external-contact.entity';
 import { fieldErrors } from '../intervention-rules/field-errors';
 import { IntentionRecordEntity } from './intention-record.entity';
 import { CreateCustomerIntentionRecord, INTENTION_RECORD_SORT_FIELDS, IntentionRecordPageQuery, ModifyCustomerIntentionRecord } from './intention-records.dto';
 import { reviewIntentionRecord } from './intention-records.rules';
+import { uniqueViolation } from '../common/db-support';
 
 /** What the inbound pipeline knows when it detects an intent. */
 export interface DetectedIntent {
@@ -49,8 +50,7 @@ export class IntentionRecordsService {
     try {
       return await this.dataSource.getRepository(IntentionRecordEntity).save(row);
     } catch (error) {
-      const driverError = error instanceof QueryFailedError ? (error.driverError as { code?: string; constraint?: string }) : undefined;
-      if (driverError?.code === '23505') throw new ConflictException(`Message ${input.messageId} already has a record of the intent "${input.intentName}".`);
+      if (uniqueViolation(error) !== undefined) throw new ConflictException(`Message ${input.messageId} already has a record of the intent "${input.intentName}".`);
       throw error;
     }
   }
@@ -106,8 +106,7 @@ export class IntentionRecordsService {
     try {
       return await this.dataSource.getRepository(IntentionRecordEntity).save(row);
     } catch (error) {
-      const driverError = error instanceof QueryFailedError ? (error.driverError as { code?: string }) : undefined;
-      if (driverError?.code === '23505') throw new ConflictException(`Message ${row.messageId} already has a record of the intent "${row.intentName}".`);
+      if (uniqueViolation(error) !== undefined) throw new ConflictException(`Message ${row.messageId} already has a record of the intent "${row.intentName}".`);
       throw error;
     }
   }

@@ -1,6 +1,6 @@
 import { ConflictException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { toOrder } from '../../common/paging/page';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { DigitalStaffEntity } from '../digital-staff/digital-staff.entity';
@@ -8,6 +8,7 @@ import { FieldProblem, fieldErrors } from './field-errors';
 import { InterventionRuleEntity } from './intervention-rule.entity';
 import { INTERVENTION_RULE_SORT_FIELDS, InterventionRuleInputData, InterventionRulePageQuery } from './intervention-rules.dto';
 import { InterventionDecision, InterventionMessage, interventionPatternProblems, matchInterventionRules } from './intervention-rules.rules';
+import { uniqueViolation } from '../common/db-support';
 
 /** Which view a request came through: the field names of its 400s follow it. */
 export type InterventionRuleView = 'v1' | 'console';
@@ -154,8 +155,7 @@ async function saveUnique(manager: EntityManager, row: InterventionRuleEntity): 
   try {
     return await manager.getRepository(InterventionRuleEntity).save(row);
   } catch (error) {
-    const driverError = error instanceof QueryFailedError ? (error.driverError as { code?: string; constraint?: string }) : undefined;
-    if (driverError?.code === '23505' && driverError.constraint === 'ux_chat_intervention_rule_tenant_name') {
+    if (uniqueViolation(error) === 'ux_chat_intervention_rule_tenant_name') {
       throw new ConflictException(`The tenant already has a human-intervention rule named "${row.name}".`);
     }
     throw error;

@@ -1,6 +1,6 @@
 import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { toOrder } from '../../common/paging/page';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { FieldProblem, fieldErrors } from '../intervention-rules/field-errors';
@@ -8,6 +8,7 @@ import { keywordListProblems } from './keyword-match';
 import { TagRuleEntity } from './tag-rule.entity';
 import { CustomerTagRuleRequest, TAG_RULE_SORT_FIELDS, TagRulePageQuery } from './tag-rules.dto';
 import { TagsForMessage, tagsForMessage } from './tag-rules.rules';
+import { uniqueViolation } from '../common/db-support';
 
 /**
  * Keyword tag rules of a tenant (chat-management-api.md, Console endpoints: `GET/PUT/DELETE
@@ -118,8 +119,7 @@ async function saveUnique(manager: EntityManager, row: TagRuleEntity): Promise<T
   try {
     return await manager.getRepository(TagRuleEntity).save(row);
   } catch (error) {
-    const driverError = error instanceof QueryFailedError ? (error.driverError as { code?: string; constraint?: string }) : undefined;
-    if (driverError?.code === '23505' && driverError.constraint === 'ux_chat_tag_rule_tenant_name') {
+    if (uniqueViolation(error) === 'ux_chat_tag_rule_tenant_name') {
       throw new ConflictException(`The tenant already has a tag rule named "${row.name}".`);
     }
     throw error;

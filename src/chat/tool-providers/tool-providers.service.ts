@@ -1,7 +1,7 @@
 import { ConflictException, HttpStatus, Inject, Injectable, Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ValidateFunction } from 'ajv';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ProblemException } from '../../common/http/problem-details';
 import { toOrder } from '../../common/paging/page';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
@@ -11,6 +11,7 @@ import { baseUrlProblems, refusedAddressReason } from './network-address.rules';
 import { ToolProviderEntity } from './tool-provider.entity';
 import { ajvProblems, buildToolRequest, compileInputSchema, ToolOperation, toolOperationsProblems, ToolSchemaTooLargeError } from './tool-operations.rules';
 import { CreateOrUpdateToolApiProviderRequest, TOOL_PROVIDER_SORT_FIELDS, ToolProviderPageQuery } from './tool-providers.dto';
+import { uniqueViolation } from '../common/db-support';
 
 /** Why a tool call failed (ToolCallError.code). */
 export type ToolCallErrorCode = 'unknown_provider' | 'provider_disabled' | 'unknown_operation' | 'invalid_arguments' | 'request_too_large' | OutboundErrorCode;
@@ -307,8 +308,7 @@ async function saveUnique(manager: EntityManager, row: ToolProviderEntity): Prom
   try {
     return await manager.getRepository(ToolProviderEntity).save(row);
   } catch (error) {
-    const driverError = error instanceof QueryFailedError ? (error.driverError as { code?: string; constraint?: string }) : undefined;
-    if (driverError?.code === '23505' && driverError.constraint === 'ux_chat_tool_provider_tenant_name') {
+    if (uniqueViolation(error) === 'ux_chat_tool_provider_tenant_name') {
       throw new ConflictException(`The tenant already has a tool API provider named "${row.name}".`);
     }
     throw error;
