@@ -18,6 +18,10 @@ import { ChatConversationsAndChannels1795315500000 } from './1795315500000-ChatC
 import { ChatRulesAndToolProviders1795315800000 } from './1795315800000-ChatRulesAndToolProviders';
 import { ChatMessages1795316100000 } from './1795316100000-ChatMessages';
 import { ChatEntRobot1795316400000 } from './1795316400000-ChatEntRobot';
+import { ChatInboundPipeline1795400000000 } from './1795400000000-ChatInboundPipeline';
+import { ChatListIndexes1795405000000 } from './1795405000000-ChatListIndexes';
+import { ChatSandboxContacts1795403000000 } from './1795403000000-ChatSandboxContacts';
+import { ChatCustomerTodos1795401000000 } from './1795401000000-ChatCustomerTodos';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -41,4 +45,8 @@ export const ALL_MIGRATIONS = [
   ChatRulesAndToolProviders1795315800000,
   ChatMessages1795316100000,
   ChatEntRobot1795316400000,
+  ChatInboundPipeline1795400000000,
+  ChatCustomerTodos1795401000000,
+  ChatSandboxContacts1795403000000,
+  ChatListIndexes1795405000000,
 ];

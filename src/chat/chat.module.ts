@@ -8,6 +8,7 @@ import { OAuthClientEntity } from './auth/oauth-client.entity';
 import { OAuthClientsService } from './auth/oauth-clients.service';
 import { PlatformClientsController } from './auth/platform-clients.controller';
 import { ChatPlatformModule } from './platform/chat-platform.module';
+import { ChatListPager } from './common/list-pager';
 import { ExternalContactEntity } from './contacts/external-contact.entity';
 import { GroupMemberEntity } from './group-rooms/group-member.entity';
 import { GroupRoomEntity } from './group-rooms/group-room.entity';
@@ -98,18 +99,35 @@ import { ToolProviderEntity } from './tool-providers/tool-provider.entity';
 import { ToolProvidersController } from './tool-providers/tool-providers.controller';
 import { ToolProvidersService } from './tool-providers/tool-providers.service';
 import { ChatMessagesModule } from './messages/chat-messages.module';
+import { ChatMcpModule } from './mcp/chat-mcp.module';
 import { EntRobotGroupEntity } from './ent-robot/ent-robot-group.entity';
 import { EntRobotMessageLogEntity } from './ent-robot/ent-robot-message-log.entity';
 import { EntRobotController } from './ent-robot/ent-robot.controller';
 import { EntRobotService } from './ent-robot/ent-robot.service';
+import { PlatformCallbackController } from './platform/callback/platform-callback.controller';
+import { PlatformCallbackService } from './platform/callback/platform-callback.service';
+import { DigitalStaffSandbox } from './sandbox/digital-staff-sandbox.service';
+import { CustomerTodoEntity } from './todos/customer-todo.entity';
+import { CustomerTodosService } from './todos/customer-todos.service';
+import { CustomerTodosController } from './todos/customer-todos.controller';
+import { AiReplyComposer } from './ai-reply/ai-reply-composer.service';
+import { JobsModule } from '../jobs/jobs.module';
+import { AI_REPLY } from './pipeline/ai-reply.job';
+import { AiReplyStore } from './pipeline/ai-reply.store';
+import { AiReplySweeper } from './pipeline/ai-reply.sweeper';
+import { AiReplyWorker } from './pipeline/ai-reply.worker';
+import { AiInterveneController } from './pipeline/ai-intervene.controller';
+import { ChatAiReplyEntity } from './pipeline/chat-ai-reply.entity';
+import { ChatInboundPipeline } from './pipeline/chat-inbound-pipeline.service';
+import { OutOfHoursNoticeEntity } from './pipeline/out-of-hours-notice.entity';
 /**
  * The chat management wing (spec: chat-management-api.md; issue 5). Built so far: tenants and OAuth2 (resource
  * server for every chat route, built-in authorization server when CHAT_OAUTH_ISSUER is unset, platform-admin API),
  * corps, the enterprise chat platform port (simulator or HTTP adapter). Chat controllers declare `@ChatAuth()` and read the tenant with `@CurrentTenant()`.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([TenantEntity, OAuthClientEntity, WorkChatCorpEntity, ExternalContactEntity, GroupRoomEntity, GroupMemberEntity, WorkChatUserEntity, DigitalStaffEntity, DigitalStaffServiceTimeEntity, ContactWayEntity, GroupWayEntity]), ChatPlatformModule, TypeOrmModule.forFeature([ConversationGroupEntity, ConversationEventDefinitionEntity, ConversationTriggerEntity, UserConversationEntity, ChatChannelEntity, ChatGroupEntity]), TypeOrmModule.forFeature([VariableScopeEntity, VariableDefinitionEntity, VariableValueEntity, ScriptCategoryEntity, ScriptContentEntity, ContactViewEntity]), TypeOrmModule.forFeature([InterventionRuleEntity, TagRuleEntity, IntentionRecordEntity, ToolProviderEntity]), ChatMessagesModule, TypeOrmModule.forFeature([EntRobotGroupEntity, EntRobotMessageLogEntity])],
-  controllers: [PlatformTenantsController, PlatformClientsController, WorkChatCorpsController, ConsoleContactsController, ExternalContactsV1Controller, CustomerProfilesController, WorkChatTenantlessController, GuideSyncController, ConsoleGroupRoomsController, GroupMemberDedupController, SimulatorApiController, WorkChatUsersController, DigitalStaffController, ServiceTimeController, DiagnosisController, ChatContactWaysController, WorkChatContactWaysController, ConsoleContactWaysController, StaffGuideScenesController, SimulatorQrController, GroupWaysController, ConversationGroupsController, TriggersController, EventDefinitionsController, UserConversationsController, ChatChannelsController, ChatGroupsController, TenantChatGroupsController, VariableScopesController, VariableValuesController, ScriptCategoriesController, ScriptContentsController, ContactViewsController, InterventionRulesV1Controller, InterventionRulesConsoleController, TagRulesController, IntentionRecordsController, ToolProvidersController, EntRobotController],
+  imports: [TypeOrmModule.forFeature([TenantEntity, OAuthClientEntity, WorkChatCorpEntity, ExternalContactEntity, GroupRoomEntity, GroupMemberEntity, WorkChatUserEntity, DigitalStaffEntity, DigitalStaffServiceTimeEntity, ContactWayEntity, GroupWayEntity]), ChatPlatformModule, TypeOrmModule.forFeature([ConversationGroupEntity, ConversationEventDefinitionEntity, ConversationTriggerEntity, UserConversationEntity, ChatChannelEntity, ChatGroupEntity]), TypeOrmModule.forFeature([VariableScopeEntity, VariableDefinitionEntity, VariableValueEntity, ScriptCategoryEntity, ScriptContentEntity, ContactViewEntity]), TypeOrmModule.forFeature([InterventionRuleEntity, TagRuleEntity, IntentionRecordEntity, ToolProviderEntity]), ChatMessagesModule, ChatMcpModule, TypeOrmModule.forFeature([ChatAiReplyEntity, OutOfHoursNoticeEntity]), JobsModule.forFeature([AI_REPLY]), TypeOrmModule.forFeature([EntRobotGroupEntity, EntRobotMessageLogEntity]), TypeOrmModule.forFeature([CustomerTodoEntity])],
+  controllers: [AiInterveneController, PlatformTenantsController, PlatformClientsController, WorkChatCorpsController, ConsoleContactsController, ExternalContactsV1Controller, CustomerProfilesController, WorkChatTenantlessController, GuideSyncController, ConsoleGroupRoomsController, GroupMemberDedupController, SimulatorApiController, WorkChatUsersController, DigitalStaffController, ServiceTimeController, DiagnosisController, ChatContactWaysController, WorkChatContactWaysController, ConsoleContactWaysController, StaffGuideScenesController, SimulatorQrController, GroupWaysController, ConversationGroupsController, TriggersController, EventDefinitionsController, UserConversationsController, ChatChannelsController, ChatGroupsController, TenantChatGroupsController, VariableScopesController, VariableValuesController, ScriptCategoriesController, ScriptContentsController, ContactViewsController, InterventionRulesV1Controller, InterventionRulesConsoleController, TagRulesController, IntentionRecordsController, ToolProvidersController, EntRobotController, PlatformCallbackController, CustomerTodosController],
   providers: [
     {
       provide: CHAT_OAUTH_SETTINGS,
@@ -126,6 +144,7 @@ import { EntRobotService } from './ent-robot/ent-robot.service';
     OAuthClientsService,
     ChatCredentialStrategy,
     ContactWaysService,
+    ChatListPager,
     GroupWaysService,
     WorkChatCorpsService,
     ExternalContactsService,
@@ -152,7 +171,15 @@ import { EntRobotService } from './ent-robot/ent-robot.service';
     IntentionRecordsService,
     ToolProvidersService,
     EntRobotService,
+    PlatformCallbackService,
+    DigitalStaffSandbox,
+    CustomerTodosService,
+    AiReplyComposer,
+    ChatInboundPipeline,
+    AiReplyStore,
+    AiReplyWorker,
+    AiReplySweeper,
   ],
-  exports: [TenantsService, ChatCredentialStrategy, CHAT_OAUTH_SETTINGS, WorkChatCorpsService, WorkChatUsersService, DigitalStaffService, ConversationGroupsService, UserConversationsService, ChatChannelsService, ChatGroupsService, VariablesService, ScriptsService, ContactViewsService, InterventionRulesService, TagRulesService, IntentionRecordsService, ToolProvidersService],
+  exports: [ChatInboundPipeline, DigitalStaffSandbox, TenantsService, ChatCredentialStrategy, CHAT_OAUTH_SETTINGS, WorkChatCorpsService, WorkChatUsersService, DigitalStaffService, ConversationGroupsService, UserConversationsService, ChatChannelsService, ChatGroupsService, VariablesService, ScriptsService, ContactViewsService, InterventionRulesService, TagRulesService, IntentionRecordsService, ToolProvidersService, CustomerTodosService, AiReplyComposer],
 })
 export class ChatModule {}

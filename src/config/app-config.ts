@@ -96,6 +96,14 @@ export class EnvironmentVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(0)
   CHAT_PLATFORM_TOKEN_REFRESH_MARGIN_MS: number = 300_000;
 
+  /** Platform event callbacks: largest difference between a callback's timestamp and now (either way), ms; beyond → 401. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1000)
+  CHAT_CALLBACK_MAX_SKEW_MS: number = 300_000;
+
+  /** Platform event callbacks: largest request body, bytes; larger → 413. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1024)
+  CHAT_CALLBACK_MAX_BYTES: number = 1024 * 1024;
+
   /** Base of the QR code URLs the chat platform simulator hands out; default http://localhost:$PORT/api/chat-simulator/qr. */
   @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
   CHAT_SIMULATOR_QR_BASE_URL?: string;
@@ -413,6 +421,10 @@ export class EnvironmentVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1)
   EVAL_EXPLORATION_MODEL_TIMEOUT_MS: number = 60_000;
 
+  /** Evaluation `digital_staff` targets: per-message timeout when the target's settings give none (the whole chat pipeline: rules, model, tools), ms; at most 600000. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(600_000)
+  EVAL_DIGITAL_STAFF_TIMEOUT_MS: number = 120_000;
+
   /** Longest virtual-user message, characters (413 above). */
   @IsOptional() @Type(() => Number) @IsInt() @Min(1)
   EVAL_EXPLORATION_MESSAGE_MAX_CHARS: number = 8_000;
@@ -477,6 +489,32 @@ export class EnvironmentVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(300)
   CHAT_OAUTH_CLOCK_TOLERANCE_S: number = 30;
 
+  /**
+   * Chat wing: access tokens whose signature and claims were verified are remembered (until they expire) so a token is
+   * verified once per process, not on every request; most tokens kept. 0 verifies every request.
+   */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(1_000_000)
+  CHAT_AUTH_TOKEN_CACHE_MAX_ENTRIES: number = 1_000;
+
+  /**
+   * Chat wing: how long a tenant's existence and status, read by every chat request's auth check, is reused, ms.
+   * Changes made through this process apply at once; a change made by another process (the `atrium-chat` CLI,
+   * another instance) applies after at most this long. 0 reads the tenant on every request.
+   */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(60_000)
+  CHAT_AUTH_TENANT_CACHE_TTL_MS: number = 5_000;
+
+  /**
+   * Chat lists: a page's total of at least CHAT_LIST_COUNT_CACHE_MIN_ROWS rows is reused for this long per filter, ms
+   * (0: every page counts). Smaller totals are always exact.
+   */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(600_000)
+  CHAT_LIST_COUNT_CACHE_TTL_MS: number = 2_000;
+
+  /** Chat lists: smallest total that may be reused (see CHAT_LIST_COUNT_CACHE_TTL_MS), rows. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  CHAT_LIST_COUNT_CACHE_MIN_ROWS: number = 10_000;
+
   /** Chat wing, built-in authorization server: lifetime of issued access tokens, seconds. */
   @IsOptional() @Type(() => Number) @IsInt() @Min(60) @Max(86_400)
   CHAT_OAUTH_TOKEN_TTL_S: number = 3600;
@@ -517,9 +555,61 @@ export class EnvironmentVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1)
   CHAT_LLM_TIMEOUT_MS: number = 60_000;
 
+  /** AI replies: how many of the contact's latest messages go into the prompt when its conversation group sets none (the group's historyMessageCount wins). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500)
+  CHAT_AI_REPLY_HISTORY_MESSAGES: number = 20;
+
+  /** AI replies: most characters of conversation history in the prompt (oldest messages are dropped first). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100)
+  CHAT_AI_REPLY_HISTORY_MAX_CHARS: number = 16_000;
+
+  /** AI replies: most scripts offered to the model per reply. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(50)
+  CHAT_AI_REPLY_MAX_SCRIPTS: number = 5;
+
+  /** AI replies: most characters of script text in the prompt (all scripts together; the rest is cut). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  CHAT_AI_REPLY_SCRIPT_MAX_CHARS: number = 8000;
+
+  /** AI replies: most model rounds that may call tools before the model must answer in text. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(20)
+  CHAT_AI_REPLY_MAX_TOOL_ROUNDS: number = 4;
+
+  /** AI replies: most characters of one tool result given back to the model (the rest is cut). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100)
+  CHAT_AI_REPLY_TOOL_RESULT_MAX_CHARS: number = 8000;
+
+  /** Inbound pipeline: compose attempts of one AI reply (the first and the retries after a model failure). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(20)
+  CHAT_AI_REPLY_ATTEMPTS: number = 3;
+
+  /** Inbound pipeline: delay before the second compose attempt, doubled for each further one (capped at 10 min), ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(600_000)
+  CHAT_AI_REPLY_RETRY_DELAY_MS: number = 2000;
+
+  /** Inbound pipeline: time limit of one compose attempt (all model rounds and tool calls together), ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1000)
+  CHAT_AI_REPLY_TIMEOUT_MS: number = 120_000;
+
+  /** Inbound pipeline: how often a composing reply renews its lease, ms. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(50)
+  CHAT_AI_REPLY_HEARTBEAT_MS: number = 5000;
+
+  /** Inbound pipeline: a queued or composing reply whose lease is this old is re-queued by the sweep (killed process, lost job), ms; more than twice CHAT_AI_REPLY_HEARTBEAT_MS. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(200)
+  CHAT_AI_REPLY_STALE_MS: number = 60_000;
+
+  /** Inbound pipeline: interval of the sweep that re-queues stale replies, ms (it also runs at start-up). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(50)
+  CHAT_AI_REPLY_SWEEP_INTERVAL_MS: number = 10_000;
+
   /** Chat wing, external issuer: timeout of the discovery and JWKS requests, ms. */
   @IsOptional() @Type(() => Number) @IsInt() @Min(100)
   CHAT_OAUTH_HTTP_TIMEOUT_MS: number = 5000;
+
+  /** Tool-style endpoints and MCP tools (src/chat/mcp): most tag ids and names of one tag add/delete request (400 above). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200)
+  CHAT_MCP_MAX_TAGS: number = 20;
 }
 
 /** Typed, resolved configuration (absolute paths, derived defaults filled in). */
@@ -549,7 +639,13 @@ export interface AppConfig {
     clockToleranceS: number;
     tokenTtlS: number;
     httpTimeoutMs: number;
+    /** Verified access tokens remembered per process (0: none). */
+    tokenCacheMaxEntries: number;
+    /** How long a tenant's status is reused by the auth check, ms (0: read every time). */
+    tenantCacheTtlMs: number;
   };
+  /** Chat lists (src/chat/common/list-pager.ts): reuse of big totals, ms and rows. */
+  chatLists: { countCacheTtlMs: number; countCacheMinRows: number };
   /** File storage port (DESIGN.md, External peers): the local adapter keeps blobs under `root`. */
   storage: { root: string };
   /** The chat platform port (src/chat/platform): adapter, HTTP adapter limits (ms) and simulator settings. */
@@ -565,6 +661,8 @@ export interface AppConfig {
     /** Without a trailing slash. */
     simulatorQrBaseUrl: string;
   };
+  /** Platform event callbacks (src/chat/platform/callback): timestamp skew accepted (ms), largest body (bytes). */
+  chatCallback: { maxSkewMs: number; maxBytes: number };
   /** Chat staff users and digital staff (src/chat/staff-users, src/chat/digital-staff): request limits (counts). */
   chatStaff: { maxIds: number; maxServiceTimeWindows: number };
   /** Chat contact ways (src/chat/contact-ways): most ids of one QR code refresh request. */
@@ -609,8 +707,14 @@ export interface AppConfig {
   chatChannels: { maxAllowedOrigins: number; maxGroupMembers: number; maxGroupChannels: number };
   /** Chat messages (src/chat/messages): attachment size limits per message type (bytes), text length (chars). */
   chatMessages: { maxBytes: { image: number; video: number; file: number; emotion: number }; maxTextChars: number };
+  /** Tool-style endpoints and MCP tools (src/chat/mcp): most tags of one tag request (count). */
+  chatMcp: { maxTags: number };
   /** The chat wing's default model (src/llm): unset base URL or model = none configured; timeout ms; the key is a secret. */
   chatLlm: { baseUrl?: string; model?: string; apiKey?: string; timeoutMs: number };
+  /** AI replies (src/chat/ai-reply): history (messages, chars), scripts (count, chars), tool rounds, tool result size (chars). */
+  chatAiReply: { historyMessages: number; historyMaxChars: number; maxScripts: number; scriptMaxChars: number; maxToolRounds: number; toolResultMaxChars: number };
+  /** The inbound AI reply pipeline (src/chat/pipeline): compose attempts, retry delay, compose time limit, lease heartbeat / stale age and sweep interval (ms). */
+  chatPipeline: { attempts: number; retryDelayMs: number; timeoutMs: number; heartbeatMs: number; staleMs: number; sweepIntervalMs: number };
   /** Chat enterprise robot (src/chat/ent-robot): message limits (bytes are UTF-8 bytes). */
   chatEntRobot: { textMaxBytes: number; markdownMaxBytes: number; maxMentions: number };
   deploy: {
@@ -657,6 +761,8 @@ export interface AppConfig {
     intelligent: { maxMessageChars: number; maxMessagesPerSession: number };
     /** Campaign limits: plan entries per campaign, entries per seed list. */
     campaigns: { maxPlanEntries: number; maxSeeds: number };
+    /** `digital_staff` targets: default per-message timeout, ms. */
+    digitalStaffTimeoutMs: number;
   };
 }
 
@@ -685,6 +791,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   }
   if (vars.EVAL_ANALYSIS_STALE_MS <= 2 * vars.EVAL_ANALYSIS_HEARTBEAT_MS) {
     throw new ConfigurationError('Invalid configuration:\n  EVAL_ANALYSIS_STALE_MS: must be more than twice EVAL_ANALYSIS_HEARTBEAT_MS');
+  }
+  if (vars.CHAT_AI_REPLY_STALE_MS <= 2 * vars.CHAT_AI_REPLY_HEARTBEAT_MS) {
+    throw new ConfigurationError('Invalid configuration:\n  CHAT_AI_REPLY_STALE_MS: must be more than twice CHAT_AI_REPLY_HEARTBEAT_MS');
   }
   if (vars.CHAT_PLATFORM_MODE === 'http' && !vars.CHAT_PLATFORM_BASE_URL) {
     throw new ConfigurationError('Invalid configuration:\n  CHAT_PLATFORM_BASE_URL: required when CHAT_PLATFORM_MODE is http');
@@ -721,7 +830,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       clockToleranceS: vars.CHAT_OAUTH_CLOCK_TOLERANCE_S,
       tokenTtlS: vars.CHAT_OAUTH_TOKEN_TTL_S,
       httpTimeoutMs: vars.CHAT_OAUTH_HTTP_TIMEOUT_MS,
+      tokenCacheMaxEntries: vars.CHAT_AUTH_TOKEN_CACHE_MAX_ENTRIES,
+      tenantCacheTtlMs: vars.CHAT_AUTH_TENANT_CACHE_TTL_MS,
     },
+    chatLists: { countCacheTtlMs: vars.CHAT_LIST_COUNT_CACHE_TTL_MS, countCacheMinRows: vars.CHAT_LIST_COUNT_CACHE_MIN_ROWS },
     storage: { root: vars.STORAGE_DIR ? inData(vars.STORAGE_DIR) : resolve(dataDir, 'files') },
     chatPlatform: {
       mode: vars.CHAT_PLATFORM_MODE,
@@ -733,6 +845,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       tokenRefreshMarginMs: vars.CHAT_PLATFORM_TOKEN_REFRESH_MARGIN_MS,
       simulatorQrBaseUrl: (vars.CHAT_SIMULATOR_QR_BASE_URL ?? `http://localhost:${vars.PORT}/api/chat-simulator/qr`).replace(/\/+$/, ''),
     },
+    chatCallback: { maxSkewMs: vars.CHAT_CALLBACK_MAX_SKEW_MS, maxBytes: vars.CHAT_CALLBACK_MAX_BYTES },
     chatStaff: { maxIds: vars.CHAT_STAFF_MAX_IDS, maxServiceTimeWindows: vars.CHAT_SERVICE_TIME_MAX_WINDOWS },
     chatContactWays: { refreshMaxIds: vars.CHAT_CONTACT_WAY_REFRESH_MAX_IDS },
     chatContacts: {
@@ -785,7 +898,24 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       maxBytes: { image: vars.CHAT_MESSAGE_MAX_IMAGE_BYTES, video: vars.CHAT_MESSAGE_MAX_VIDEO_BYTES, file: vars.CHAT_MESSAGE_MAX_FILE_BYTES, emotion: vars.CHAT_MESSAGE_MAX_EMOTION_BYTES },
       maxTextChars: vars.CHAT_MESSAGE_MAX_TEXT_CHARS,
     },
+    chatMcp: { maxTags: vars.CHAT_MCP_MAX_TAGS },
     chatLlm: { baseUrl: vars.CHAT_LLM_BASE_URL, model: vars.CHAT_LLM_MODEL, apiKey: vars.CHAT_LLM_API_KEY, timeoutMs: vars.CHAT_LLM_TIMEOUT_MS },
+    chatAiReply: {
+      historyMessages: vars.CHAT_AI_REPLY_HISTORY_MESSAGES,
+      historyMaxChars: vars.CHAT_AI_REPLY_HISTORY_MAX_CHARS,
+      maxScripts: vars.CHAT_AI_REPLY_MAX_SCRIPTS,
+      scriptMaxChars: vars.CHAT_AI_REPLY_SCRIPT_MAX_CHARS,
+      maxToolRounds: vars.CHAT_AI_REPLY_MAX_TOOL_ROUNDS,
+      toolResultMaxChars: vars.CHAT_AI_REPLY_TOOL_RESULT_MAX_CHARS,
+    },
+    chatPipeline: {
+      attempts: vars.CHAT_AI_REPLY_ATTEMPTS,
+      retryDelayMs: vars.CHAT_AI_REPLY_RETRY_DELAY_MS,
+      timeoutMs: vars.CHAT_AI_REPLY_TIMEOUT_MS,
+      heartbeatMs: vars.CHAT_AI_REPLY_HEARTBEAT_MS,
+      staleMs: vars.CHAT_AI_REPLY_STALE_MS,
+      sweepIntervalMs: vars.CHAT_AI_REPLY_SWEEP_INTERVAL_MS,
+    },
     chatEntRobot: { textMaxBytes: vars.CHAT_ENT_ROBOT_TEXT_MAX_BYTES, markdownMaxBytes: vars.CHAT_ENT_ROBOT_MARKDOWN_MAX_BYTES, maxMentions: vars.CHAT_ENT_ROBOT_MAX_MENTIONS },
     deploy: {
       publicUrl: (vars.DEPLOY_PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
@@ -840,6 +970,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       fileMaxBytes: vars.EVAL_FILE_MAX_BYTES,
       intelligent: { maxMessageChars: vars.EVAL_INTELLIGENT_MAX_MESSAGE_CHARS, maxMessagesPerSession: vars.EVAL_INTELLIGENT_MAX_MESSAGES_PER_SESSION },
       campaigns: { maxPlanEntries: vars.EVAL_CAMPAIGN_MAX_PLAN_ENTRIES, maxSeeds: vars.EVAL_CAMPAIGN_MAX_SEEDS },
+      digitalStaffTimeoutMs: vars.EVAL_DIGITAL_STAFF_TIMEOUT_MS,
     },
   };
 }

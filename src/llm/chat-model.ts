@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { fromWireMessage, toWireMessages, toWireTools, type ToolChatMessage, type ToolCompletion, type ToolCompletionOptions, type ToolDefinition } from './tool-calling';
 
 /** A chat message for a model. */
 export interface ChatMessage {
@@ -22,11 +23,22 @@ export interface ChatModel {
   complete(messages: ChatMessage[], options?: { temperature?: number; timeoutMs?: number; json?: boolean }): Promise<string>;
 }
 
+/** A chat-completion model that can also call functions (OpenAI function calling; src/llm/tool-calling.ts). */
+export interface ToolCallingChatModel extends ChatModel {
+  /**
+   * One completion with `tools` offered: the model answers with tool calls (the caller runs them and asks again with
+   * an {@link ToolChatMessage} assistant turn and one `tool` result per call) or with its final text.
+   * @throws Error when the call fails, times out or is aborted, or the answer has neither text nor tool calls; a
+   *   tool name not matching ^[a-zA-Z0-9_-]{1,64}$ or used twice. The message never contains the key.
+   */
+  completeWithTools(messages: ToolChatMessage[], tools: ToolDefinition[], options?: ToolCompletionOptions): Promise<ToolCompletion>;
+}
+
 /**
  * The one port to chat-completion models (DESIGN.md, External peers: OpenAI-compatible HTTP through the `openai`
  * package). Wings call models only through this. No SDK retries: callers decide.
  */
-export function createChatModel(settings: ChatModelSettings): ChatModel {
+export function createChatModel(settings: ChatModelSettings): ToolCallingChatModel {
   const client = new OpenAI({
     baseURL: settings.baseUrl,
     apiKey: settings.apiKey || 'none',
@@ -49,6 +61,19 @@ export function createChatModel(settings: ChatModelSettings): ChatModel {
       const text = response.choices[0]?.message?.content;
       if (typeof text !== 'string') throw new Error(`The model ${settings.model} returned no text.`);
       return text;
+    },
+    async completeWithTools(messages, tools, options = {}) {
+      const wireTools = toWireTools(tools);
+      const response = await client.chat.completions.create(
+        {
+          model: settings.model,
+          messages: toWireMessages(messages),
+          ...(wireTools.length > 0 ? { tools: wireTools, tool_choice: options.toolChoice ?? 'auto' } : {}),
+          ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+        },
+        { timeout: options.timeoutMs ?? 60_000, ...(options.signal ? { signal: options.signal } : {}) },
+      );
+      return fromWireMessage(response.choices[0]?.message, settings.model);
     },
   };
 }

@@ -249,6 +249,45 @@ describeTenantIsolation('oauth2-mock-server as the external issuer', async () =>
   return { testApp, minter, admin: await signed({ scope: 'platform:admin' }), teardown: () => issuerServer.stop() };
 });
 
+describe('remembered tokens and tenants (CHAT_AUTH_TOKEN_CACHE_MAX_ENTRIES, CHAT_AUTH_TENANT_CACHE_TTL_MS)', () => {
+  let testApp: TestApp;
+  let key: JWK;
+  const http = () => request(testApp.baseUrl);
+  const mint = async (claims: Record<string, unknown>, lifetimeS: number) =>
+    new SignJWT({ iss: `${testApp.config.chatAuth.publicUrl}/oauth`, aud: 'atrium-chat', sub: 'test', iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + lifetimeS, ...claims })
+      .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' })
+      .sign(await importJWK(key, 'ES256'));
+
+  beforeAll(async () => {
+    testApp = await startChatTestApp({ CHAT_OAUTH_CLOCK_TOLERANCE_S: '0' });
+    await newTenant(testApp, A);
+    key = JSON.parse(readFileSync(signingKeyFile(testApp.dataDir), 'utf8')) as JWK;
+  });
+
+  afterAll(async () => {
+    await testApp?.close();
+  });
+
+  it('refuses a remembered token once it expires', async () => {
+    const token = await mint({ tenant: A, scope: 'chat:read chat:write' }, 2);
+    await http().get(`/api/${A}/console/workChat/corps`).auth(token, { type: 'bearer' }).expect(200);
+    await http().get(`/api/${A}/console/workChat/corps`).auth(token, { type: 'bearer' }).expect(200);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const refused = await http().get(`/api/${A}/console/workChat/corps`).auth(token, { type: 'bearer' }).expect(401);
+    expect(refused.body.detail).toBe('The access token has expired; get a new one.');
+  });
+
+  it('applies a tenant disabled through the API at once, although its status is reused between requests', async () => {
+    const token = await mint({ tenant: A, scope: 'chat:read chat:write' }, 600);
+    const admin = await mint({ scope: 'platform:admin' }, 600);
+    await http().get(`/api/${A}/console/workChat/corps`).auth(token, { type: 'bearer' }).expect(200);
+    await http().patch(`/api/platform/tenants/${A}`).auth(admin, { type: 'bearer' }).send({ status: 'disabled' }).expect(200);
+    expect((await http().get(`/api/${A}/console/workChat/corps`).auth(token, { type: 'bearer' }).expect(403)).body.detail).toBe(`Tenant "${A}" is disabled.`);
+    await http().patch(`/api/platform/tenants/${A}`).auth(admin, { type: 'bearer' }).send({ status: 'active' }).expect(200);
+    await http().get(`/api/${A}/console/workChat/corps`).auth(token, { type: 'bearer' }).expect(200);
+  });
+});
+
 describe('built-in authorization server: client-credentials grant', () => {
   let testApp: TestApp;
   let client: { clientId: string; clientSecret: string };

@@ -47,7 +47,7 @@ describe('evaluation targets (issue 3: Target; secrets write-only)', () => {
     ['a non-http URL', newHttpTarget({ http: { url: 'file:///etc/passwd', body_template: { m: '{{message}}' }, reply_path: '$.reply' } })],
     ['missing settings for the kind', { name: 'x', kind: 'openai' }],
     ['settings of another kind', { ...newHttpTarget(), kind: 'openai' }],
-    ['digital_staff before the chat wing exists', { name: 'x', kind: 'digital_staff' }],
+    ['digital_staff without its settings', { name: 'x', kind: 'digital_staff' }],
     ['a concurrency over the cap', newHttpTarget({ max_concurrency: 1000 })],
   ])('refuses %s with 400', async (_name, body) => {
     const response = await api('post', '/api/targets').send(body).expect(400);

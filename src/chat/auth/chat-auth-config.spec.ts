@@ -13,6 +13,8 @@ describe('chat OAuth2 configuration (CHAT_OAUTH_*, validated at start-up)', () =
       clockToleranceS: 30,
       tokenTtlS: 3600,
       httpTimeoutMs: 5000,
+      tokenCacheMaxEntries: 1000,
+      tenantCacheTtlMs: 5000,
     });
   });
 

@@ -1,6 +1,8 @@
 import { ForbiddenException, HttpException, HttpStatus, Inject, Injectable, Logger, NotFoundException, UnauthorizedException } from '@nestjs/common';
 import type { Request } from 'express';
 import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { LRUCache } from 'lru-cache';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AuthRequirement, CredentialStrategy } from '../../common/auth/auth.decorators';
 import { bearerCredential } from '../../common/auth/auth.guard';
 import { ProblemException } from '../../common/http/problem-details';
@@ -34,17 +36,25 @@ export const TENANT_PATH_PARAM = 'tenant';
  *   (403).
  * 401 for a missing, malformed, expired, foreign-issuer, wrong-audience or badly signed token (with
  * `WWW-Authenticate: Bearer`, RFC 6750); 503 when an external issuer's keys cannot be fetched.
+ * A verified token is remembered until it expires (at most CHAT_AUTH_TOKEN_CACHE_MAX_ENTRIES, least recently used
+ * dropped first), so its signature is checked once per process; the tenant's status comes from TenantsService.lookup
+ * (cached for CHAT_AUTH_TENANT_CACHE_TTL_MS).
  */
 @Injectable()
 export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal> {
   private readonly logger = new Logger(ChatCredentialStrategy.name);
   private readonly keys: JWTVerifyGetKey;
+  /** Tokens already verified, by their text (CHAT_AUTH_TOKEN_CACHE_MAX_ENTRIES; undefined when 0). */
+  private readonly verifiedTokens?: LRUCache<string, VerifiedChatToken>;
 
   constructor(
     @Inject(CHAT_OAUTH_SETTINGS) private readonly settings: ChatOAuthSettings,
     authorizationServer: ChatAuthorizationServer,
     private readonly tenants: TenantsService,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    const maxTokens = config.chatAuth.tokenCacheMaxEntries;
+    if (maxTokens > 0) this.verifiedTokens = new LRUCache({ max: maxTokens });
     this.keys =
       settings.mode === 'external'
         ? createRemoteJWKSet(new URL(settings.jwksUrl!), { timeoutDuration: settings.httpTimeoutMs, cooldownDuration: 30_000 })
@@ -73,8 +83,16 @@ export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal>
       challenge();
       throw new UnauthorizedException('Send an OAuth2 access token as "Authorization: Bearer <token>".');
     }
+    // A JWT cannot change, so a verified one stays valid until it expires: its signature is checked once.
+    const remembered = this.verifiedTokens?.get(credential);
+    if (remembered) {
+      if (remembered.expiresAt.getTime() + this.settings.clockToleranceS * 1000 > Date.now()) return remembered;
+      this.verifiedTokens!.delete(credential);
+    }
     try {
-      return await verifyChatAccessToken(credential, this.keys, this.settings);
+      const verified = await verifyChatAccessToken(credential, this.keys, this.settings);
+      this.verifiedTokens?.set(credential, verified);
+      return verified;
     } catch (error) {
       if (!(error instanceof ChatTokenRejected)) throw error;
       if (error.status === HttpStatus.SERVICE_UNAVAILABLE) {

@@ -11,6 +11,8 @@ const base: AppConfig['chatAuth'] = {
   clockToleranceS: 30,
   tokenTtlS: 3600,
   httpTimeoutMs: 2000,
+  tokenCacheMaxEntries: 0,
+  tenantCacheTtlMs: 0,
 };
 
 describe('chat OAuth2 settings (issue 5: built-in issuer by default, external issuer by discovery)', () => {

@@ -21,7 +21,9 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Update
 @Index('ux_chat_contact_way_tenant_corp_config', ['tenantId', 'corpId', 'configId'], { unique: true })
 @Index('ux_chat_contact_way_tenant_default_scope', ['tenantId', 'defaultScope'], { unique: true, where: '"is_default"' })
 @Index('ix_chat_contact_way_tenant_created', ['tenantId', 'createdAt', 'id'])
-@Index('ix_chat_contact_way_tenant_corp_created', ['tenantId', 'corpId', 'createdAt', 'id'])
+// (tenant_id, corp_id, created_at, id) INCLUDE (hidden, name), which TypeORM cannot express: defined in migration
+// 1795405000000-ChatListIndexes, left alone by schema sync.
+@Index('ix_chat_contact_way_tenant_corp_created', { synchronize: false })
 @Index('ix_chat_contact_way_tenant_relevance', ['tenantId', 'relevanceCode'])
 @Index('ix_chat_contact_way_tenant_digital_staff', ['tenantId', 'digitalStaffId'])
 export class ContactWayEntity {

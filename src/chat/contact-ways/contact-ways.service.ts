@@ -2,6 +2,7 @@ import { BadRequestException, ConflictException, Inject, Injectable, Logger, Not
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
+import { ChatListPager } from '../common/list-pager';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { ChatPlatformError } from '../platform/chat-platform.error';
@@ -95,6 +96,7 @@ export class ContactWaysService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CHAT_PLATFORM) private readonly platform: ChatPlatform,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly pager: ChatListPager,
   ) {}
 
   // ---------------------------------------------------------------- writes
@@ -336,8 +338,7 @@ export class ContactWaysService {
     applyFilters(builder, filter);
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`way.${property}`, direction);
     if (!order.id) builder.addOrderBy('way.id', order.createdAt ?? 'DESC');
-    builder.offset(filter.page * filter.size).limit(filter.size);
-    const [rows, total] = await builder.getManyAndCount();
+    const { rows, total } = await this.pager.page(builder, ContactWayEntity, filter);
     return toPage(await this.views(tenantId, rows), total, filter);
   }
 

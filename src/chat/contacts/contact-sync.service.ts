@@ -208,8 +208,9 @@ export class ContactSyncService implements OnModuleInit, OnModuleDestroy {
          state = CASE WHEN EXCLUDED.state_at > COALESCE(c.state_at, '-infinity') THEN EXCLUDED.state ELSE c.state END,
          state_at = GREATEST(c.state_at, EXCLUDED.state_at),
          updated_at = now()
-       WHERE (${platformColumns.map((column) => `c.${column}`).join(', ')}) IS DISTINCT FROM (${platformColumns.map((column) => `EXCLUDED.${column}`).join(', ')})
-          OR EXCLUDED.state_at > COALESCE(c.state_at, '-infinity')
+       WHERE NOT c.sandbox -- an evaluation sandbox contact is never the platform's
+         AND ((${platformColumns.map((column) => `c.${column}`).join(', ')}) IS DISTINCT FROM (${platformColumns.map((column) => `EXCLUDED.${column}`).join(', ')})
+          OR EXCLUDED.state_at > COALESCE(c.state_at, '-infinity'))
        RETURNING (c.xmax = 0) AS inserted`,
       [corp.tenantId, corp.id, JSON.stringify(records)],
     );

@@ -31,8 +31,11 @@ export type ExternalContactProfiles = Record<string, Record<string, unknown>>;
  */
 @Entity({ name: 'chat_external_contact' })
 @Index('ux_chat_external_contact_relation', ['tenantId', 'corpId', 'externalUserId', 'workChatUserId'], { unique: true })
-@Index('ix_chat_external_contact_staff_created', ['tenantId', 'workChatUserId', 'createdAt'])
-@Index('ix_chat_external_contact_state_at', ['tenantId', 'corpId', 'state', 'stateAt'])
+// These three sort DESC NULLS LAST and INCLUDE filter columns, which TypeORM cannot express: defined in migration
+// 1795405000000-ChatListIndexes, left alone by schema sync.
+@Index('ix_chat_external_contact_staff_created', { synchronize: false })
+@Index('ix_chat_external_contact_state_at', { synchronize: false })
+@Index('ix_chat_external_contact_corp_state_at', { synchronize: false })
 @Index('ix_chat_external_contact_open_id', ['tenantId', 'openId'])
 @Index('ix_chat_external_contact_external_user', ['tenantId', 'externalUserId'])
 @Index('ix_chat_external_contact_tenant_created', ['tenantId', 'createdAt'])
@@ -135,4 +138,12 @@ export class ExternalContactEntity {
   /** Last message in either direction (maintained by the messages area), or null. */
   @Column({ type: 'timestamptz', nullable: true })
   lastMessageAt: Date | null;
+
+  /**
+   * An evaluation sandbox contact (src/chat/sandbox: created for an evaluation run's case, never by the platform),
+   * not a real customer: its messages are never sent to the platform (MessageDelivery marks them `sent`) and it is
+   * never synced; operator lists leave it out.
+   */
+  @Column({ type: 'boolean', default: false })
+  sandbox: boolean;
 }

@@ -2,6 +2,7 @@ import { BadRequestException, Inject, Injectable, NotFoundException } from '@nes
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
+import { ChatListPager } from '../common/list-pager';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ContactWayEntity } from '../contact-ways/contact-way.entity';
 import type { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
@@ -47,6 +48,7 @@ export class ExternalContactsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CHAT_PLATFORM) private readonly platform: ChatPlatform,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly pager: ChatListPager,
   ) {}
 
   // ---------------------------------------------------------------- console
@@ -78,14 +80,14 @@ export class ExternalContactsService {
     return this.toConsoleDto(await this.findForStaff(this.dataSource.manager, tenantId, workChatUserId, contactId));
   }
 
-  /** The staff member's contacts, newest first, with the query's filters (sizes 1..200). */
+  /** The staff member's contacts, newest first, with the query's filters (sizes 1..200); evaluation sandbox contacts are left out. */
   async listForStaff(tenantId: string, workChatUserId: string, query: ChatContactsExternalPageQuery): Promise<Page<ChatContactsExternalDto>> {
     const order = toOrder(query.sort, CHAT_CONTACTS_EXTERNAL_SORT_FIELDS, { createdAt: 'DESC' });
     const range = parseChatTimeRange(query.startCreateTime, query.endCreateTime, ['startCreateTime', 'endCreateTime']);
     const builder = this.dataSource
       .getRepository(ExternalContactEntity)
       .createQueryBuilder('contact')
-      .where('contact.tenant_id = :tenantId AND contact.work_chat_user_id = :workChatUserId', { tenantId, workChatUserId });
+      .where('contact.tenant_id = :tenantId AND contact.work_chat_user_id = :workChatUserId AND NOT contact.sandbox', { tenantId, workChatUserId });
     if (query.corpId) builder.andWhere('contact.corp_id = :corpId', { corpId: query.corpId });
     if (query.state) builder.andWhere('contact.state = :state', { state: query.state });
     if (query.aiEnabled !== undefined) builder.andWhere('contact.ai_enabled = :aiEnabled', { aiEnabled: query.aiEnabled });
@@ -102,8 +104,8 @@ export class ExternalContactsService {
       );
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`contact.${property}`, direction, direction === 'DESC' ? 'NULLS LAST' : 'NULLS FIRST');
-    builder.addOrderBy('contact.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
+    builder.addOrderBy('contact.id', 'ASC');
+    const { rows, total } = await this.pager.page(builder, ExternalContactEntity, query);
     const names = await corpNames(this.dataSource.manager, tenantId, rows.map((row) => row.corpId));
     return toPage(rows.map((row) => toChatContactsExternalDto(row, names.get(row.corpId) ?? '')), total, query);
   }
@@ -160,7 +162,8 @@ export class ExternalContactsService {
 
   /**
    * Contacts of a corp whose last state is one of `states`, optionally of one staff member and with the state set in
-   * a time range; newest state first. Served by the (tenant_id, corp_id, state, state_at) index.
+   * a time range; newest state first; evaluation sandbox contacts left out. Served by the index
+   *   ix_chat_external_contact_state_at (migration 1795405000000).
    * @throws BadRequestException (400) too many states, a bad time filter, an unknown sort field;
    *   NotFoundException (404) unknown corp
    */
@@ -173,14 +176,14 @@ export class ExternalContactsService {
     const builder = this.dataSource
       .getRepository(ExternalContactEntity)
       .createQueryBuilder('contact')
-      .where('contact.tenant_id = :tenantId AND contact.corp_id = :corpId', { tenantId, corpId: corp.id })
+      .where('contact.tenant_id = :tenantId AND contact.corp_id = :corpId AND NOT contact.sandbox', { tenantId, corpId: corp.id })
       .andWhere('contact.state IN (:...states)', { states: [...new Set(body.states)] });
     if (body.userId) builder.andWhere('contact.work_chat_user_id = :userId', { userId: body.userId });
     if (range.start) builder.andWhere('contact.state_at >= :start', { start: range.start });
     if (range.end) builder.andWhere('contact.state_at <= :end', { end: range.end });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`contact.${property}`, direction, direction === 'DESC' ? 'NULLS LAST' : 'NULLS FIRST');
-    builder.addOrderBy('contact.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
+    builder.addOrderBy('contact.id', 'ASC');
+    const { rows, total } = await this.pager.page(builder, ExternalContactEntity, query);
     return toPage(rows.map((row) => toExternalContactDtoV1(row, corp.corpName)), total, query);
   }
 

@@ -31,6 +31,7 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 @Index('ix_chat_message_contact_created', ['tenantId', 'contactId', 'createdAt'])
 @Index('ux_chat_message_platform_msg', ['tenantId', 'corpId', 'platformMsgId'], { unique: true, where: '"platform_msg_id" IS NOT NULL' })
 @Index('ix_chat_message_status_created', ['tenantId', 'status', 'createdAt'])
+@Index('ux_chat_message_ai_reply', ['tenantId', 'inReplyToMessageId'], { unique: true, where: `"sender" = 'ai' AND "in_reply_to_message_id" IS NOT NULL` })
 export class ChatMessageEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -120,4 +121,12 @@ export class ChatMessageEntity {
   /** When the platform accepted it (outbound) or sent it (inbound), or null. */
   @Column({ type: 'timestamptz', nullable: true })
   sentAt: Date | null;
+
+  /**
+   * The inbound message (chat_message.id) the digital staff answered with this message (AI replies and out-of-hours
+   * messages of the inbound pipeline), or null. At most one AI message per inbound message (partial unique index
+   * `ux_chat_message_ai_reply`), so a retried reply job can never send a second reply.
+   */
+  @Column({ type: 'uuid', nullable: true })
+  inReplyToMessageId: string | null;
 }

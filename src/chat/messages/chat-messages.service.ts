@@ -11,7 +11,7 @@ import { JobsService } from '../../jobs/jobs.service';
 import { ExternalContactEntity } from '../contacts/external-contact.entity';
 import { corpContext } from '../contacts/corp-lookup';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
-import { ChatMessageEntity, type MessageType } from './chat-message.entity';
+import { ChatMessageEntity, type MessageSender, type MessageType } from './chat-message.entity';
 import { ChatContactsMessageDto, MessageCommentDto, MessageCommentRequest, SendChatContactMessageFieldsDto, toChatContactsMessageDto, toMessageCommentDto } from './chat-messages.dto';
 import { DELIVER_CHAT_MESSAGE } from './message-delivery.job';
 import { MessageCommentEntity } from './message-comment.entity';
@@ -225,6 +225,64 @@ export class ChatMessagesService {
     const message = UUID.test(contactId) && UUID.test(messageId) ? await this.dataSource.manager.findOneBy(ChatMessageEntity, { tenantId, id: messageId, contactId, workChatUserId }) : null;
     if (!message) throw new NotFoundException(`No message ${messageId} of contact ${contactId} of staff user ${workChatUserId} in this tenant.`);
     return message;
+  }
+
+  /**
+   * Sends a text to a contact for an API caller (the tool-style endpoints `{T}/mcp/chat/contact/message/send` and
+   * the MCP tool `send_message`, issue 6 "Tool-style endpoints"): the same store and durable delivery as
+   * {@link send} — the row is written `pending` and DELIVER_CHAT_MESSAGE is enqueued in one transaction, so the
+   * message shows in the contact's history like a console send and is delivered exactly like one.
+   * @param input.contactId chat_external_contact.id, a contact of the staff member `input.workChatUserId`
+   * @param input.content the text: not blank, at most CHAT_MESSAGE_MAX_TEXT_CHARS characters
+   * @param input.sender who wrote it (`ai` for the digital staff acting through a tool)
+   * @returns the stored message (status `pending`)
+   * @throws BadRequestException (400) blank or too long text, quoted message not of this contact
+   * @throws NotFoundException (404) the contact is not this staff member's contact in the tenant
+   * @throws ConflictException (409) the contact's corp is disabled
+   */
+  async sendTextByApi(
+    tenantId: string,
+    input: { contactId: string; workChatUserId: string; content: string; sender: MessageSender; quoteChatMsgId?: string; agentChatId?: string; contactType?: string },
+  ): Promise<ChatContactsMessageDto> {
+    const maxChars = this.config.chatMessages.maxTextChars;
+    if (typeof input.content !== 'string' || input.content.trim() === '') throw new BadRequestException('`content` must be a non-empty text.');
+    if (input.content.length > maxChars) throw new BadRequestException(`\`content\` is ${input.content.length} characters; at most ${maxChars} (CHAT_MESSAGE_MAX_TEXT_CHARS).`);
+    const contact = await this.findContact(this.dataSource.manager, tenantId, input.workChatUserId, input.contactId);
+    const corp = await this.dataSource.manager.findOneBy(WorkChatCorpEntity, { tenantId, id: contact.corpId });
+    if (!corp) throw new NotFoundException(`The corp of contact ${input.contactId} no longer exists in this tenant.`);
+    corpContext(corp);
+    const quoteId = input.quoteChatMsgId?.toLowerCase();
+    if (quoteId) {
+      const quoted = UUID.test(quoteId) && (await this.dataSource.manager.existsBy(ChatMessageEntity, { tenantId, contactId: contact.id, id: quoteId }));
+      if (!quoted) throw new BadRequestException(`\`quoteChatMsgId\` ${input.quoteChatMsgId} is not a message of this contact.`);
+    }
+    const saved = await this.dataSource.transaction(async (manager) => {
+      const stored = await manager.save(
+        manager.create(ChatMessageEntity, {
+          tenantId,
+          corpId: contact.corpId,
+          contactId: contact.id,
+          workChatUserId: contact.workChatUserId,
+          direction: 'out',
+          sender: input.sender,
+          msgType: 'text',
+          content: input.content,
+          quoteMessageId: quoteId ?? null,
+          agentChatId: input.agentChatId ?? null,
+          contactType: input.contactType ?? null,
+          status: 'pending',
+          platformMsgId: null,
+          failureReason: null,
+          deliveryAttempts: 0,
+          sentAt: null,
+        }),
+      );
+      await manager.update(ExternalContactEntity, { tenantId, id: contact.id }, { lastMessageAt: stored.createdAt });
+      await this.jobs.enqueue(DELIVER_CHAT_MESSAGE, { tenantId, messageId: stored.id }, { manager });
+      return stored;
+    });
+    this.jobs.notify(DELIVER_CHAT_MESSAGE);
+    return toChatContactsMessageDto(saved);
   }
 
   private async findContact(manager: EntityManager, tenantId: string, workChatUserId: string, contactId: string): Promise<ExternalContactEntity> {

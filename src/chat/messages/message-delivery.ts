@@ -27,6 +27,9 @@ class UndeliverableError extends Error {}
  * `failed` with the platform's reason; a retryable failure (busy, rate limit, 5xx, network, timeout) is thrown so
  * the job runs again.
  *
+ * A message to a sandbox contact (ExternalContactEntity.sandbox, an evaluation run's customer) is marked `sent`
+ * without calling the platform (no platform msg id).
+ *
  * Residual window: a process that dies after the platform accepted the message and before the `sent` write leaves
  * the row `pending`, and the retry sends it again (the platform port has no idempotency key to prevent that).
  */
@@ -54,6 +57,11 @@ export class MessageDelivery {
     try {
       const contact = await this.dataSource.manager.findOneBy(ExternalContactEntity, { tenantId, id: message.contactId });
       if (!contact) throw new UndeliverableError('The contact no longer exists.');
+      if (contact.sandbox) {
+        // An evaluation sandbox contact is not a real customer: nothing goes to the platform (src/chat/sandbox).
+        await this.dataSource.manager.update(ChatMessageEntity, { tenantId, id: messageId, status: 'pending' }, { status: 'sent', sentAt: new Date(), failureReason: null });
+        return;
+      }
       const corp = await this.dataSource.manager.findOneBy(WorkChatCorpEntity, { tenantId, id: message.corpId });
       if (!corp) throw new UndeliverableError('The corp no longer exists.');
       if (!corp.enabled) throw new UndeliverableError(`Corp "${corp.corpName}" is disabled.`);

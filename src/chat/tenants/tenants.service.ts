@@ -1,6 +1,8 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { tenantSlugProblem } from './tenant-slug';
 import { TenantEntity } from './tenant.entity';
@@ -9,7 +11,16 @@ import { CreateTenantRequest, TenantDto, TenantPageQuery, toTenantDto, UpdateTen
 /** Tenants of the chat wing (issue 5, Tenancy): created by a platform administrator (API or `atrium-chat tenant`). */
 @Injectable()
 export class TenantsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Tenants read by {@link lookup}, null for "no such tenant" (CHAT_AUTH_TENANT_CACHE_TTL_MS; undefined when 0). */
+  private readonly recentLookups?: LRUCache<string, { row: TenantEntity | null }>;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    const ttl = config.chatAuth.tenantCacheTtlMs;
+    if (ttl > 0) this.recentLookups = new LRUCache({ max: 10_000, ttl });
+  }
 
   /**
    * @throws BadRequestException (400) id not a valid slug, or reserved (tenant-slug.ts)
@@ -27,6 +38,7 @@ export class TenantsService {
       .returning('*')
       .execute();
     if (!inserted.raw.length) throw new ConflictException(`Tenant "${input.id}" already exists.`);
+    this.recentLookups?.delete(input.id);
     return toTenantDto(await this.find(input.id));
   }
 
@@ -53,16 +65,25 @@ export class TenantsService {
     if (input.name !== undefined) row.name = input.name.trim();
     if (input.status !== undefined) row.status = input.status;
     await this.dataSource.getRepository(TenantEntity).save(row);
+    this.recentLookups?.delete(id);
     return toTenantDto(row);
   }
 
-  /** The tenant row, or undefined (auth checks: one primary-key read per request). */
+  /**
+   * The tenant row, or undefined: what every chat request's auth check reads. Reused for
+   * CHAT_AUTH_TENANT_CACHE_TTL_MS (a primary-key read per request otherwise); this service's own changes drop the
+   * cached entry at once, changes by another process show after at most that long.
+   */
   async lookup(id: string): Promise<TenantEntity | undefined> {
-    return (await this.dataSource.getRepository(TenantEntity).findOneBy({ id })) ?? undefined;
+    const cached = this.recentLookups?.get(id);
+    if (cached) return cached.row ?? undefined;
+    const row = await this.dataSource.getRepository(TenantEntity).findOneBy({ id });
+    this.recentLookups?.set(id, { row });
+    return row ?? undefined;
   }
 
   private async find(id: string): Promise<TenantEntity> {
-    const row = await this.lookup(id);
+    const row = await this.dataSource.getRepository(TenantEntity).findOneBy({ id });
     if (!row) throw new NotFoundException(`No tenant "${id}".`);
     return row;
   }

@@ -195,7 +195,7 @@ export async function run(argv: string[] = process.argv, io: Partial<CliIo> = {}
       throw new UsageError(`cannot open the database: ${(error as Error).message}`);
     }
     try {
-      return await work({ config, tenants: new TenantsService(database.dataSource), clients: new OAuthClientsService(database.dataSource) });
+      return await work({ config, tenants: new TenantsService(database.dataSource, config), clients: new OAuthClientsService(database.dataSource) });
     } finally {
       await database.close();
     }

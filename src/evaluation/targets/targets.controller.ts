@@ -14,7 +14,7 @@ export class TargetsController {
   constructor(private readonly targets: TargetsService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a target', description: 'An agent reached over `http` (JSON body template + reply JSONPath) or `openai` (chat completions). Header values and API keys are write-only. `digital_staff` is refused (400) until the chat wing exists.' })
+  @ApiOperation({ summary: 'Create a target', description: 'An agent reached over `http` (JSON body template + reply JSONPath), `openai` (chat completions) or `digital_staff` (a digital staff of the chat wing, named by chat tenant and digital staff id, both of which must exist (400 otherwise); each run case talks to it as its own sandbox contact — never a real customer, nothing sent to the platform — through the same inbound pipeline as real messages). Header values and API keys are write-only.' })
   @ApiCreatedResponse({ type: TargetDto })
   create(@Body() body: CreateTargetDto): Promise<TargetDto> {
     return this.targets.create(body);

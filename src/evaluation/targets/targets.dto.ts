@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { PageQueryDto } from '../../common/paging/page';
 import { TARGET_KINDS, TargetEntity, TargetKind } from './target.entity';
 
@@ -61,6 +61,24 @@ export class OpenAiChannelDto {
   timeout_ms?: number;
 }
 
+/**
+ * Settings of a `digital_staff` channel: a digital staff of the chat wing, called through the chat wing's sandbox
+ * (a sandbox contact per run case, never a real customer; the same inbound pipeline as real messages).
+ */
+export class DigitalStaffChannelDto {
+  @ApiProperty({ description: 'The chat tenant (slug) the digital staff belongs to; must exist.', example: 'acme', maxLength: 63 })
+  @IsString() @MinLength(1) @MaxLength(63)
+  tenant_id: string;
+
+  @ApiProperty({ description: 'The digital staff (UUID); must exist in the tenant. A staff user must be bound to it when a run calls it.', format: 'uuid' })
+  @IsUUID()
+  digital_staff_id: string;
+
+  @ApiPropertyOptional({ description: 'Timeout per message in ms, covering the whole chat pipeline (default EVAL_DIGITAL_STAFF_TIMEOUT_MS, 120000).', minimum: 1, maximum: 600000 })
+  @IsOptional() @IsInt() @Min(1) @Max(600_000)
+  timeout_ms?: number;
+}
+
 /** Body of `POST /api/targets`. */
 export class CreateTargetDto {
   @ApiProperty({ description: 'Name.', maxLength: 200 })
@@ -71,7 +89,7 @@ export class CreateTargetDto {
   @IsOptional() @IsString() @MaxLength(10000)
   description?: string;
 
-  @ApiProperty({ description: 'Channel kind; `digital_staff` is reserved for the chat wing and refused (400) until it exists.', enum: TARGET_KINDS })
+  @ApiProperty({ description: 'Channel kind: `http`, `openai`, or `digital_staff` (a digital staff of the chat wing, with `digital_staff` settings).', enum: TARGET_KINDS })
   @IsIn(TARGET_KINDS)
   kind: TargetKind;
 
@@ -82,6 +100,10 @@ export class CreateTargetDto {
   @ApiPropertyOptional({ description: 'Settings when kind is openai.', type: OpenAiChannelDto })
   @IsOptional() @ValidateNested() @Type(() => OpenAiChannelDto)
   openai?: OpenAiChannelDto;
+
+  @ApiPropertyOptional({ description: 'Settings when kind is digital_staff.', type: DigitalStaffChannelDto })
+  @IsOptional() @ValidateNested() @Type(() => DigitalStaffChannelDto)
+  digital_staff?: DigitalStaffChannelDto;
 
   @ApiPropertyOptional({ description: `Hard cap on concurrent calls to this target (1..${MAX_TARGET_CONCURRENCY}); a run never exceeds it.`, default: 4, minimum: 1, maximum: MAX_TARGET_CONCURRENCY })
   @IsOptional() @IsInt() @Min(1) @Max(MAX_TARGET_CONCURRENCY)
@@ -105,6 +127,10 @@ export class UpdateTargetDto {
   @ApiPropertyOptional({ description: 'New openai settings (secrets omitted are kept).', type: OpenAiChannelDto })
   @IsOptional() @ValidateNested() @Type(() => OpenAiChannelDto)
   openai?: OpenAiChannelDto;
+
+  @ApiPropertyOptional({ description: 'New digital_staff settings (validated like on create).', type: DigitalStaffChannelDto })
+  @IsOptional() @ValidateNested() @Type(() => DigitalStaffChannelDto)
+  digital_staff?: DigitalStaffChannelDto;
 
   @ApiPropertyOptional({ description: 'Hard concurrency cap.', minimum: 1, maximum: MAX_TARGET_CONCURRENCY })
   @IsOptional() @IsInt() @Min(1) @Max(MAX_TARGET_CONCURRENCY)

@@ -1,18 +1,27 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { DigitalStaffSandboxError } from '../../chat/sandbox/digital-staff-sandbox.error';
+import { DigitalStaffSandbox } from '../../chat/sandbox/digital-staff-sandbox.service';
 import { Page, toOrder, toPage } from '../../common/paging/page';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import {
+  createDigitalStaffChannel,
   createHttpChannel,
   createOpenAiChannel,
+  DigitalStaffChannelConfig,
   HttpChannelConfig,
   OpenAiChannelConfig,
   TargetChannel,
+  validateDigitalStaffChannelConfig,
   validateHttpChannelConfig,
   validateOpenAiChannelConfig,
 } from './channels';
 import { TargetEntity } from './target.entity';
-import { CreateTargetDto, HttpChannelDto, OpenAiChannelDto, TargetDto, TargetQueryDto, UpdateTargetDto, toTargetDto } from './targets.dto';
+import { CreateTargetDto, DigitalStaffChannelDto, HttpChannelDto, OpenAiChannelDto, TargetDto, TargetQueryDto, UpdateTargetDto, toTargetDto } from './targets.dto';
+
+/** The settings sections a create or update body may carry. */
+type SettingsInput = { http?: HttpChannelDto; openai?: OpenAiChannelDto; digital_staff?: DigitalStaffChannelDto };
 
 type Stored = Pick<TargetEntity, 'channel' | 'secrets'>;
 
@@ -40,14 +49,27 @@ function openAiConfigOf(stored: Stored): OpenAiChannelConfig {
   return { baseUrl: channel.base_url, model: channel.model, apiKey: stored.secrets.api_key, systemPrompt: channel.system_prompt, temperature: channel.temperature, timeoutMs: channel.timeout_ms };
 }
 
+/** As {@link httpConfigOf} for digital_staff settings (no secrets). */
+function digitalStaffConfigOf(stored: Pick<Stored, 'channel'>): DigitalStaffChannelConfig {
+  const channel = stored.channel as unknown as DigitalStaffChannelDto;
+  return { tenantId: channel.tenant_id, digitalStaffId: channel.digital_staff_id, timeoutMs: channel.timeout_ms };
+}
+
 /** Targets CRUD and their channels (issue 3: Target; paths not shown in the spec). */
 @Injectable()
 export class TargetsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sandbox: DigitalStaffSandbox,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
-  /** @throws BadRequestException (400) settings missing for the kind, invalid, or `digital_staff` (not yet available) */
+  /**
+   * @throws BadRequestException (400) settings missing for the kind, of another kind, or invalid; for `digital_staff`
+   *   also when its chat tenant or digital staff does not exist (the message names which)
+   */
   async create(input: CreateTargetDto): Promise<TargetDto> {
-    const stored = this.settingsFor(input.kind, input);
+    const stored = await this.settingsFor(input.kind, input);
     const repository = this.dataSource.getRepository(TargetEntity);
     const row = repository.create({
       name: input.name,
@@ -79,10 +101,10 @@ export class TargetsService {
   /** @throws NotFoundException (404); BadRequestException (400) settings of another kind or invalid */
   async update(id: string, input: UpdateTargetDto): Promise<TargetDto> {
     const row = await this.find(id);
-    if ((input.http && row.kind !== 'http') || (input.openai && row.kind !== 'openai')) {
+    if ((input.http && row.kind !== 'http') || (input.openai && row.kind !== 'openai') || (input.digital_staff && row.kind !== 'digital_staff')) {
       throw new BadRequestException(`This target is of kind "${row.kind}"; send its "${row.kind}" settings.`);
     }
-    if (input.http || input.openai) Object.assign(row, this.settingsFor(row.kind, input, row.secrets));
+    if (input.http || input.openai || input.digital_staff) Object.assign(row, await this.settingsFor(row.kind, input, row.secrets));
     if (input.name !== undefined) row.name = input.name;
     if (input.description !== undefined) row.description = input.description;
     if (input.max_concurrency !== undefined) row.maxConcurrency = input.max_concurrency;
@@ -102,22 +124,47 @@ export class TargetsService {
     return row;
   }
 
-  /** The channel that calls this target. @throws BadRequestException a kind without an adapter yet */
+  /**
+   * The channel that calls this target. A `digital_staff` target goes through the chat wing's DigitalStaffSandbox
+   * (timeout: its timeout_ms, else EVAL_DIGITAL_STAFF_TIMEOUT_MS).
+   * @throws BadRequestException a kind without an adapter
+   */
   channelFor(target: TargetEntity): TargetChannel {
     if (target.kind === 'http') return createHttpChannel(httpConfigOf(target));
     if (target.kind === 'openai') return createOpenAiChannel(openAiConfigOf(target));
+    if (target.kind === 'digital_staff') return createDigitalStaffChannel(digitalStaffConfigOf(target), this.sandbox, this.config.evaluation.digitalStaffTimeoutMs);
     throw new BadRequestException(`Targets of kind "${target.kind}" cannot be called yet.`);
   }
 
   /** Validates and splits the settings section of `kind`. */
-  private settingsFor(kind: TargetEntity['kind'], input: { http?: HttpChannelDto; openai?: OpenAiChannelDto }, previous?: TargetEntity['secrets']): Stored {
-    if (kind === 'digital_staff') throw new BadRequestException('digital_staff targets need the chat wing, which is not available yet.');
-    const other = kind === 'http' ? input.openai : input.http;
-    if (other) throw new BadRequestException(`A "${kind}" target takes only "${kind}" settings.`);
+  private async settingsFor(kind: TargetEntity['kind'], input: SettingsInput, previous?: TargetEntity['secrets']): Promise<Stored> {
+    const others = (['http', 'openai', 'digital_staff'] as const).filter((name) => name !== kind && input[name]);
+    if (others.length > 0) throw new BadRequestException(`A "${kind}" target takes only "${kind}" settings.`);
+    if (kind === 'digital_staff') return this.digitalStaffSettings(input.digital_staff);
     const stored = kind === 'http' ? input.http && storeHttp(input.http, previous) : input.openai && storeOpenAi(input.openai, previous);
     if (!stored) throw new BadRequestException(`A "${kind}" target needs its "${kind}" settings.`);
     const problems = kind === 'http' ? validateHttpChannelConfig(httpConfigOf(stored)) : validateOpenAiChannelConfig(openAiConfigOf(stored));
     if (problems.length > 0) throw new BadRequestException(`Invalid ${kind} settings: ${problems.join('; ')}`);
     return stored;
+  }
+
+  /**
+   * Validates `digital_staff` settings: shape, then (through the chat wing's sandbox) that the tenant and the
+   * digital staff exist. Stored as sent; there are no secrets.
+   * @throws BadRequestException (400) settings missing or invalid, tenant or digital staff unknown (named)
+   */
+  private async digitalStaffSettings(input: DigitalStaffChannelDto | undefined): Promise<Stored> {
+    if (!input) throw new BadRequestException('A "digital_staff" target needs its "digital_staff" settings.');
+    const channel: Record<string, unknown> = { tenant_id: input.tenant_id, digital_staff_id: input.digital_staff_id, ...(input.timeout_ms !== undefined ? { timeout_ms: input.timeout_ms } : {}) };
+    const config = digitalStaffConfigOf({ channel });
+    const problems = validateDigitalStaffChannelConfig(config);
+    if (problems.length > 0) throw new BadRequestException(`Invalid digital_staff settings: ${problems.join('; ')}`);
+    try {
+      await this.sandbox.checkTarget(config.tenantId, config.digitalStaffId);
+    } catch (error) {
+      if (error instanceof DigitalStaffSandboxError) throw new BadRequestException(`Invalid digital_staff settings: ${error.message}.`);
+      throw error;
+    }
+    return { channel, secrets: {} };
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import * as wecomCrypto from '@wecom/crypto';
 
 /**
  * A fake enterprise chat platform server (WeCom-style server API) on 127.0.0.1, for e2e tests of the HTTP adapter
@@ -512,4 +513,124 @@ export function addFakeGroupChat(platform: FakeChatPlatform, corpId: string, cha
     member_list: [{ userid: chat.owner, type: 1, join_time: now, join_scene: 1 }, ...(chat.customers ?? []).map((userid) => ({ userid, type: 2, join_time: now, join_scene: 3 }))],
   });
   return chatId;
+}
+
+/*
+ * The platform's event callbacks (WeCom-style, to the app's `/api/{tenant}/v1/workChat/callback/{workCorpId}`): the
+ * fake seals an event's XML with a corp's callback keys and posts it, as the real platform does (加解密方案:
+ * AES-256-CBC with the EncodingAESKey, SHA-1 msg_signature over token, timestamp, nonce and ciphertext).
+ */
+
+/** A corp's callback keys, shared by the platform and Atrium, and the receiver id sealed into every payload. */
+export interface FakeCallbackKeys {
+  /** Callback token: letters and digits (what the corp is created with as callbackToken). */
+  token: string;
+  /** EncodingAESKey: 43 letters and digits (callbackAesKey). */
+  aesKey: string;
+  /** The platform corp id the payloads are addressed to. */
+  receiverId: string;
+}
+
+/** Options of a sealed callback: the signed timestamp (seconds; default now) and nonce (default random). */
+export interface FakeCallbackOptions {
+  timestamp?: number | string;
+  nonce?: string;
+}
+
+/** Random callback keys for the platform corp `receiverId`. */
+export function newCallbackKeys(receiverId: string): FakeCallbackKeys {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const random = (length: number) => [...randomBytes(length)].map((byte) => alphabet[byte % alphabet.length]).join('');
+  return { token: random(32), aesKey: random(43), receiverId };
+}
+
+/** The signature query of `encrypted` (msg_signature, timestamp, nonce), as the platform sends it. */
+export function signCallback(keys: FakeCallbackKeys, encrypted: string, options: FakeCallbackOptions = {}): { msg_signature: string; timestamp: string; nonce: string } {
+  const timestamp = String(options.timestamp ?? nowSeconds());
+  const nonce = options.nonce ?? String(randomBytes(4).readUInt32BE(0));
+  return { msg_signature: wecomCrypto.getSignature(keys.token, timestamp, nonce, encrypted), timestamp, nonce };
+}
+
+/** The query of a URL verification (`GET`) whose answer must be `echo`. */
+export function callbackVerificationQuery(keys: FakeCallbackKeys, echo: string, options: FakeCallbackOptions = {}): Record<string, string> {
+  const echostr = wecomCrypto.encrypt(keys.aesKey, echo, keys.receiverId);
+  return { ...signCallback(keys, echostr, options), echostr };
+}
+
+/** Encrypts an event's XML for the corp and builds the signed request: query and `<xml><ToUserName/><Encrypt/><AgentID/></xml>` body. */
+export function sealCallbackEvent(keys: FakeCallbackKeys, eventXml: string, options: FakeCallbackOptions & { agentId?: string } = {}): { query: Record<string, string>; body: string } {
+  const encrypted = wecomCrypto.encrypt(keys.aesKey, eventXml, keys.receiverId);
+  const body = `<xml><ToUserName><![CDATA[${keys.receiverId}]]></ToUserName><Encrypt><![CDATA[${encrypted}]]></Encrypt><AgentID><![CDATA[${options.agentId ?? '1000002'}]]></AgentID></xml>`;
+  return { query: signCallback(keys, encrypted, options), body };
+}
+
+/** What the app answered a callback. */
+export interface FakeCallbackAnswer {
+  status: number;
+  contentType: string | null;
+  text: string;
+}
+
+/**
+ * Seals `eventXml` and POSTs it to the app's callback URL of the corp (`Content-Type: text/xml`).
+ * @param url e.g. `${baseUrl}/api/acme/v1/workChat/callback/ww123`
+ */
+export async function postCallbackEvent(url: string, keys: FakeCallbackKeys, eventXml: string, options: FakeCallbackOptions = {}): Promise<FakeCallbackAnswer> {
+  const { query, body } = sealCallbackEvent(keys, eventXml, options);
+  return postCallbackBody(url, query, body);
+}
+
+/** POSTs a raw callback body with the given query (for malformed and forged requests). */
+export async function postCallbackBody(url: string, query: Record<string, string>, body: string | Buffer, contentType = 'text/xml'): Promise<FakeCallbackAnswer> {
+  const response = await fetch(`${url}?${new URLSearchParams(query)}`, { method: 'POST', headers: { 'Content-Type': contentType }, body });
+  return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
+}
+
+/** An event's XML: `<xml><Name><![CDATA[value]]></Name>…</xml>` (numbers as text). */
+export function callbackXml(fields: Record<string, string | number | undefined>): string {
+  const elements = Object.entries(fields)
+    .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
+    .map(([name, value]) => (typeof value === 'number' ? `<${name}>${value}</${name}>` : `<${name}><![CDATA[${value}]]></${name}>`));
+  return `<xml>${elements.join('')}</xml>`;
+}
+
+/** The XML of "a customer added a staff member" (`change_external_contact` / `add_external_contact`). */
+export function contactAddedXml(input: { corpId: string; userId: string; externalUserId: string; state?: string; createTime?: number }): string {
+  return callbackXml({
+    ToUserName: input.corpId,
+    FromUserName: 'sys',
+    CreateTime: input.createTime ?? nowSeconds(),
+    MsgType: 'event',
+    Event: 'change_external_contact',
+    ChangeType: 'add_external_contact',
+    UserID: input.userId,
+    ExternalUserID: input.externalUserId,
+    State: input.state,
+    WelcomeCode: 'WELCOMECODE',
+  });
+}
+
+/** The XML of a customer's message to a staff member (or into a group chat with `chatId`). */
+export function customerMessageXml(input: {
+  corpId: string;
+  msgId: string;
+  externalUserId: string;
+  userId: string;
+  msgType?: string;
+  content?: string;
+  chatId?: string;
+  createTime?: number;
+  extra?: Record<string, string | number>;
+}): string {
+  return callbackXml({
+    ToUserName: input.corpId,
+    FromUserName: input.externalUserId,
+    UserID: input.userId,
+    ChatId: input.chatId,
+    CreateTime: input.createTime ?? nowSeconds(),
+    MsgType: input.msgType ?? 'text',
+    Content: input.content,
+    MsgId: input.msgId,
+    ...input.extra,
+  });
 }

@@ -55,3 +55,32 @@ export function chatCompletion(content: string, model = 'local-model') {
     usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
   };
 }
+
+/**
+ * The body of an OpenAI-compatible chat completion asking for tool calls (`finish_reason: tool_calls`): each call
+ * names a function and its arguments (an object, sent as JSON text, or the raw text as given).
+ */
+export function toolCallCompletion(calls: { name: string; arguments: unknown; id?: string }[], model = 'local-model', content: string | null = null) {
+  return {
+    id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content,
+          tool_calls: calls.map((call, index) => ({
+            id: call.id ?? `call_${index}_${Math.random().toString(36).slice(2, 8)}`,
+            type: 'function',
+            function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+          })),
+        },
+        finish_reason: 'tool_calls',
+      },
+    ],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
+}

@@ -7,3 +7,5 @@ export { createOpenAiChannel, validateOpenAiChannelConfig } from './openai-chann
 export type { OpenAiChannelConfig } from './openai-channel';
 export { computeRetryDelayMs, sendWithRetry } from './retry';
 export type { RetryOptions } from './retry';
+export { createDigitalStaffChannel, digitalStaffChannelError, validateDigitalStaffChannelConfig } from './digital-staff-channel';
+export type { DigitalStaffChannelConfig, SandboxExchange } from './digital-staff-channel';

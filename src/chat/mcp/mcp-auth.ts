@@ -1,0 +1,95 @@
+import { applyDecorators, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { ApiNotFoundResponse, ApiParam, ApiSecurity, ApiServiceUnavailableResponse } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Authenticated, type AuthRequirement, type CredentialStrategy } from '../../common/auth/auth.decorators';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { CHAT_OAUTH_SCHEME } from '../auth/chat-auth.decorators';
+import { CHAT_ACCESS, ChatCredentialStrategy, TENANT_PATH_PARAM } from '../auth/chat-auth.strategy';
+import type { ChatPrincipal } from '../auth/chat-principal';
+import { CHAT_READ_SCOPE, CHAT_WRITE_SCOPE } from '../auth/chat-scopes';
+import { TENANT_SLUG_PATTERN } from '../tenants/tenant-slug';
+
+/** Path of the MCP endpoint below the tenant (`/api/{tenant}/mcp`). */
+export const MCP_PATH = 'mcp';
+/** Prefix of the OAuth 2.0 Protected Resource Metadata documents (RFC 9728, section 3.1: inserted before the resource path). */
+export const PROTECTED_RESOURCE_METADATA_PREFIX = '/.well-known/oauth-protected-resource';
+
+/** The MCP endpoint's URL of a tenant (the protected resource, RFC 9728 `resource`). */
+export function mcpResourceUrl(publicUrl: string, tenantId: string): string {
+  return `${publicUrl}/api/${tenantId}/${MCP_PATH}`;
+}
+
+/** Where the protected resource metadata of a tenant's MCP endpoint is served (RFC 9728, section 3.1). */
+export function mcpResourceMetadataUrl(publicUrl: string, tenantId: string): string {
+  return `${publicUrl}${PROTECTED_RESOURCE_METADATA_PREFIX}/api/${tenantId}/${MCP_PATH}`;
+}
+
+/**
+ * The credential rule of the MCP endpoint `/api/{tenant}/mcp` (issue 6, "Tool-style endpoints": "same OAuth2 rules
+ * as every chat route"). It is the chat wing's {@link ChatCredentialStrategy} (bearer JWT verified against the
+ * issuer's keys, `{tenant}` in the token's tenant claim — 403 otherwise —, tenant existing and active) with one
+ * difference: every MCP message is a POST, but the scope is decided per JSON-RPC method, so the door only asks for
+ * `chat:read` (enough for `initialize` and `tools/list`) and the tools themselves refuse a `tools/call` without
+ * `chat:write` (ChatMcpServerFactory). A 401 also carries `resource_metadata` (RFC 9728, section 5.1) in its
+ * `WWW-Authenticate: Bearer` challenge, pointing MCP clients at the document that names the authorization server.
+ */
+@Injectable()
+export class McpCredentialStrategy implements CredentialStrategy<ChatPrincipal> {
+  private chat?: ChatCredentialStrategy;
+
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * @returns the chat principal (tenant from the path)
+   * @throws UnauthorizedException (401) no or bad token; ForbiddenException (403) token without `chat:read`, for
+   *   another tenant, or a disabled tenant; NotFoundException (404) unknown tenant; 503 issuer keys unreachable
+   */
+  async authenticate(request: Request, requirement: AuthRequirement): Promise<ChatPrincipal> {
+    // ChatCredentialStrategy takes the scope from the HTTP method; seen as a read, the request needs chat:read.
+    const asRead = Object.create(request, { method: { value: 'GET', enumerable: true } }) as Request;
+    try {
+      return await this.chatStrategy().authenticate(asRead, { ...requirement, strategy: ChatCredentialStrategy, permission: CHAT_ACCESS.tenantFromPath });
+    } catch (error) {
+      if (error instanceof UnauthorizedException) this.addResourceMetadata(request);
+      // The chat strategy words the scope refusal for the HTTP method it was shown; say what the MCP endpoint needs.
+      if (error instanceof ForbiddenException && error.message.startsWith(`GET operations need the ${CHAT_READ_SCOPE} scope`)) {
+        throw new ForbiddenException(`The MCP endpoint needs the ${CHAT_READ_SCOPE} scope (and ${CHAT_WRITE_SCOPE} to call tools), which the token lacks.`);
+      }
+      throw error;
+    }
+  }
+
+  private chatStrategy(): ChatCredentialStrategy {
+    this.chat ??= this.moduleRef.get(ChatCredentialStrategy, { strict: false });
+    return this.chat;
+  }
+
+  /** Appends `resource_metadata="…"` to the Bearer challenge ChatCredentialStrategy set. */
+  private addResourceMetadata(request: Request): void {
+    const tenantId = request.params?.[TENANT_PATH_PARAM];
+    const response = request.res;
+    if (!response || typeof tenantId !== 'string' || !TENANT_SLUG_PATTERN.test(tenantId)) return;
+    const challenge = response.getHeader('WWW-Authenticate');
+    const base = typeof challenge === 'string' && challenge.startsWith('Bearer') ? challenge : 'Bearer realm="atrium-chat"';
+    response.setHeader('WWW-Authenticate', `${base}, resource_metadata="${mcpResourceMetadataUrl(this.config.chatAuth.publicUrl, tenantId)}"`);
+  }
+}
+
+/**
+ * Declares the MCP endpoint's access rule ({@link McpCredentialStrategy}, tenant from the path) and writes its OpenAPI
+ * security entry (`oauth2` with `chat:read`; `tools/call` needs `chat:write`, said in the operation), the `{tenant}`
+ * parameter and the 401/403/404/503 responses, as ChatAuth does for the other chat routes.
+ */
+export function McpAuth() {
+  return applyDecorators(
+    Authenticated(McpCredentialStrategy, { permission: CHAT_ACCESS.tenantFromPath }),
+    ApiSecurity(CHAT_OAUTH_SCHEME, [CHAT_READ_SCOPE]),
+    ApiServiceUnavailableResponse({ description: 'The external token issuer\'s signing keys cannot be fetched (problem+json).' }),
+    ApiParam({ name: TENANT_PATH_PARAM, description: 'Tenant id (slug); the access token\'s tenant claim must include it.', example: 'acme', schema: { type: 'string', pattern: '^[a-z][a-z0-9-]{1,62}$' } }),
+    ApiNotFoundResponse({ description: 'Unknown tenant (problem+json).' }),
+  );
+}

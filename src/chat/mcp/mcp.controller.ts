@@ -1,0 +1,126 @@
+import { Controller, Delete, Get, HttpStatus, Inject, Logger, NotFoundException, Param, Post, Req, Res } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiBody, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Request, Response } from 'express';
+import { Public } from '../../common/auth/auth.decorators';
+import { ProblemException } from '../../common/http/problem-details';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { CHAT_OAUTH_SETTINGS, type ChatOAuthSettings } from '../auth/chat-oauth.settings';
+import type { ChatPrincipal } from '../auth/chat-principal';
+import { CHAT_READ_SCOPE, CHAT_WRITE_SCOPE } from '../auth/chat-scopes';
+import { CurrentTenant } from '../auth/chat-auth.decorators';
+import { TENANT_SLUG_PATTERN } from '../tenants/tenant-slug';
+import { ChatMcpServerFactory, MCP_TOOL_NAMES } from './chat-mcp-server.factory';
+import { CHAT_TOOLS_TAG } from './chat-tools.controller';
+import { MCP_PATH, McpAuth, mcpResourceUrl, PROTECTED_RESOURCE_METADATA_PREFIX } from './mcp-auth';
+import { JSON_RPC_REQUEST_SCHEMA, JSON_RPC_RESPONSE_SCHEMA, ProtectedResourceMetadataDto } from './mcp.dto';
+
+/**
+ * The MCP server of a tenant (issue 6, "Tool-style endpoints"): the four tool-style operations as Model Context
+ * Protocol tools over the Streamable HTTP transport at `POST /api/{tenant}/mcp`. Stateless: each POST gets a new
+ * McpServer and transport (`sessionIdGenerator: undefined`, JSON responses instead of SSE), so any instance behind
+ * the load balancer can answer any message and nothing is kept in memory between requests. GET (the optional SSE
+ * stream) and DELETE (session end) answer 405, as the transport specification allows for a server without sessions.
+ *
+ * Auth: McpCredentialStrategy (the chat OAuth2 rules, `chat:read` at the door, `chat:write` per tool call). The
+ * JSON body went through the app's JSON parser (HTTP_JSON_BODY_LIMIT_BYTES → 413); transport errors (wrong Accept or
+ * Content-Type, malformed JSON-RPC) are JSON-RPC error bodies with 400/406/415, as MCP clients expect.
+ */
+@ApiTags(CHAT_TOOLS_TAG)
+@Controller(`api/:tenant/${MCP_PATH}`)
+@McpAuth()
+export class McpController {
+  private readonly logger = new Logger(McpController.name);
+
+  constructor(private readonly servers: ChatMcpServerFactory) {}
+
+  @Post()
+  @ApiOperation({
+    operationId: 'mcpEndpoint',
+    summary: 'MCP server of the tenant (Streamable HTTP, stateless)',
+    description:
+      'Model Context Protocol over Streamable HTTP (JSON-RPC 2.0 in the body; send `Accept: application/json, text/event-stream` and `Content-Type: application/json`). Stateless: no `Mcp-Session-Id`; every answer is JSON. ' +
+      `Tools: \`${MCP_TOOL_NAMES.sendMessage}\`, \`${MCP_TOOL_NAMES.sendGroupMessage}\`, \`${MCP_TOOL_NAMES.addCustomerTags}\`, \`${MCP_TOOL_NAMES.deleteCustomerTags}\` — the tool-style endpoints \`POST /api/{tenant}/mcp/chat/contact/...\` with the same fields and rules. ` +
+      `OAuth2 bearer token as every chat route; \`${CHAT_READ_SCOPE}\` connects and lists the tools, \`tools/call\` needs \`${CHAT_WRITE_SCOPE}\` (otherwise a tool error "403 Forbidden: …"). ` +
+      'A 401 names the protected resource metadata (`WWW-Authenticate: Bearer …, resource_metadata="…/.well-known/oauth-protected-resource/api/{tenant}/mcp"`). ' +
+      'Tool failures are tool results with `isError: true` and the text `<status> <title>: <detail>` of the REST problem (e.g. `404 Not Found: …`).',
+  })
+  @ApiBody({ schema: JSON_RPC_REQUEST_SCHEMA })
+  @ApiOkResponse({ description: 'The JSON-RPC response(s) (application/json).', schema: JSON_RPC_RESPONSE_SCHEMA })
+  @ApiAcceptedResponse({ description: 'Only notifications or responses were sent (no body).' })
+  @ApiBadRequestResponse({ description: 'Not a JSON-RPC message (JSON-RPC error -32700 / -32600).' })
+  @ApiResponse({ status: HttpStatus.NOT_ACCEPTABLE, description: 'Accept does not list both application/json and text/event-stream (JSON-RPC error).' })
+  @ApiResponse({ status: HttpStatus.UNSUPPORTED_MEDIA_TYPE, description: 'Content-Type is not application/json (JSON-RPC error).' })
+  async handle(@CurrentTenant() tenantId: string, @Req() request: Request & { principal?: ChatPrincipal }, @Res() response: Response): Promise<void> {
+    const server = this.servers.create({ tenantId, scopes: request.principal?.scopes ?? [] });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    transport.onerror = (error) => this.logger.debug(`MCP transport (tenant ${tenantId}): ${error.message}`);
+    response.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request, response, request.body);
+    } catch (error) {
+      this.logger.error(`MCP request of tenant ${tenantId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (!response.headersSent) response.status(500).json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null });
+    }
+  }
+
+  @Get()
+  @ApiExcludeEndpoint()
+  sseStream(@Res({ passthrough: true }) response: Response): never {
+    return methodNotAllowed(response, 'GET');
+  }
+
+  @Delete()
+  @ApiExcludeEndpoint()
+  endSession(@Res({ passthrough: true }) response: Response): never {
+    return methodNotAllowed(response, 'DELETE');
+  }
+}
+
+/** 405 with `Allow: POST`: the stateless server has neither a server-to-client SSE stream (GET) nor sessions (DELETE). */
+function methodNotAllowed(response: Response, method: string): never {
+  response.setHeader('Allow', 'POST');
+  throw new ProblemException(HttpStatus.METHOD_NOT_ALLOWED, `${method} is not supported: this MCP server is stateless (no SSE stream, no sessions); POST JSON-RPC messages.`);
+}
+
+/**
+ * OAuth 2.0 Protected Resource Metadata of each tenant's MCP endpoint (RFC 9728; MCP authorization: clients read it
+ * after a 401 to find the authorization server). Public, and the same for every well-formed tenant id: it says how
+ * to get a token, not whether the tenant exists.
+ */
+@ApiTags(CHAT_TOOLS_TAG)
+@Controller(`${PROTECTED_RESOURCE_METADATA_PREFIX.slice(1)}/api/:tenant/${MCP_PATH}`)
+export class McpResourceMetadataController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  @Get()
+  @Public()
+  @ApiParam({ name: 'tenant', description: 'Tenant id (slug).', example: 'acme', schema: { type: 'string', pattern: '^[a-z][a-z0-9-]{1,62}$' } })
+  @ApiOperation({
+    operationId: 'getMcpProtectedResourceMetadata',
+    summary: 'OAuth protected resource metadata of the tenant\'s MCP endpoint',
+    description: 'RFC 9728 document naming the authorization server and scopes of `/api/{tenant}/mcp`. Public. 404 for an id that is not a tenant slug.',
+  })
+  @ApiOkResponse({ type: ProtectedResourceMetadataDto })
+  metadata(@Param('tenant') tenantId: string): ProtectedResourceMetadataDto {
+    if (!TENANT_SLUG_PATTERN.test(tenantId)) throw new NotFoundException(`"${tenantId}" is not a tenant id.`);
+    const publicUrl = this.config.chatAuth.publicUrl;
+    return {
+      resource: mcpResourceUrl(publicUrl, tenantId),
+      // ChatModule provides the resolved OAuth settings (this module is imported by it, so it looks them up).
+      authorization_servers: [this.moduleRef.get<ChatOAuthSettings>(CHAT_OAUTH_SETTINGS, { strict: false }).issuer],
+      scopes_supported: [CHAT_READ_SCOPE, CHAT_WRITE_SCOPE],
+      bearer_methods_supported: ['header'],
+      resource_name: `Atrium chat tools (tenant ${tenantId})`,
+      resource_documentation: `${publicUrl}/docs`,
+    };
+  }
+}

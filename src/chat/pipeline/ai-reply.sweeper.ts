@@ -1,0 +1,97 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { AiReplyStore } from './ai-reply.store';
+
+/** An open reply state the sweep took over. */
+interface StaleRow {
+  tenant_id: string;
+  inbound_message_id: string;
+  attempts: number;
+  reason: string | null;
+}
+
+/**
+ * The safety net that keeps an AI reply from staying open forever (issue 6, "The inbound pipeline": exactly once
+ * under a kill at any point). At start-up and every CHAT_AI_REPLY_SWEEP_INTERVAL_MS, each instance takes over the
+ * reply states that are `queued` or `composing` and whose lease (set when queued, renewed by the worker's heartbeat,
+ * CHAT_AI_REPLY_STALE_MS long) ran out: their worker was killed, or their job was lost. In one
+ * transaction per pass (`FOR UPDATE SKIP LOCKED`, so two instances never take the same row) each is put back to
+ * `queued` with a fresh lease and its job enqueued again — or, when it already used CHAT_AI_REPLY_ATTEMPTS runs,
+ * ended `failed` with the reason. A duplicate job is harmless: the reply job's claim lets one run work, and the
+ * unique AI message per inbound message keeps a late run from sending twice.
+ *
+ * Why a sweep and not only the queue: the reply state and its job are written in the transaction that stores the
+ * inbound message, so a crash can never leave a stored message without its job; but a job whose process was killed
+ * stays "active" in pg-boss until its expiry (an hour), and the sweep brings the reply back within
+ * CHAT_AI_REPLY_STALE_MS instead.
+ */
+@Injectable()
+export class AiReplySweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(AiReplySweeper.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: AiReplyStore,
+  ) {}
+
+  /** Sweeps once now (replies left by a previous process), then every CHAT_AI_REPLY_SWEEP_INTERVAL_MS. */
+  onApplicationBootstrap(): void {
+    const tick = () => {
+      if (this.running) return;
+      this.running = this.sweep()
+        .catch((error: Error) => this.logger.error(`AI reply sweep failed: ${error.message}`, error.stack))
+        .finally(() => (this.running = undefined));
+    };
+    tick();
+    this.timer = setInterval(tick, this.config.chatPipeline.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops sweeping and waits for a sweep in progress. */
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass. @returns how many reply states were taken over (re-queued or failed) */
+  async sweep(): Promise<number> {
+    const { staleMs, attempts: maxAttempts } = this.config.chatPipeline;
+    let requeued = 0;
+    const rows = await this.dataSource.transaction(async (manager) => {
+      const stale = await this.store.updateReturning<StaleRow>(
+        manager,
+        `UPDATE chat_ai_reply SET status = 'queued', worker_id = NULL, lease_until = now() + $1::int * interval '1 millisecond', updated_at = now()
+          WHERE id IN (
+            SELECT id FROM chat_ai_reply
+             WHERE status IN ('queued', 'composing') AND lease_until < now()
+             ORDER BY lease_until LIMIT 500
+             FOR UPDATE SKIP LOCKED)
+          RETURNING tenant_id, inbound_message_id, attempts, reason`,
+        [staleMs],
+      );
+      for (const row of stale) {
+        if (row.attempts >= maxAttempts) {
+          const reason =
+            `The reply stopped without finishing: no worker reported on it for ${staleMs} ms (the app stopped or was killed, or the queue lost its job), ` +
+            `and was given up after CHAT_AI_REPLY_ATTEMPTS=${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'}.${row.reason ? ` Last: ${row.reason}` : ''}`;
+          await manager.query(
+            `UPDATE chat_ai_reply SET status = 'failed', reason = $3, lease_until = NULL, finished_at = now(), updated_at = now() WHERE tenant_id = $1 AND inbound_message_id = $2`,
+            [row.tenant_id, row.inbound_message_id, reason.slice(0, 1000)],
+          );
+        } else {
+          await this.store.enqueueReply(manager, row.tenant_id, row.inbound_message_id);
+          requeued++;
+        }
+      }
+      return stale;
+    });
+    if (requeued > 0) this.store.notifyWorkers();
+    if (rows.length > 0) this.logger.warn(`AI reply sweep took over ${rows.length} stale replies (${requeued} re-queued, ${rows.length - requeued} failed)`);
+    return rows.length;
+  }
+}
