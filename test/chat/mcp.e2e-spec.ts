@@ -6,8 +6,7 @@ import type { PlatformTagGroup } from '../../src/chat/platform/chat-platform.por
 import { ChatPlatformSimulator } from '../../src/chat/platform/simulator/chat-platform-simulator';
 import { eventually } from '../support/async';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { builtInToken, newClient, newTenant } from './support/chat-test-app';
-import { corpContext, dataSourceOf, newCorp, newStaffUser, type TestCorp } from './support/way-factories';
+import { corpContext, dataSourceOf, type TestCorp, newTwoTenantChat } from './support/way-factories';
 
 type Json = Record<string, any>;
 
@@ -51,15 +50,9 @@ describe('MCP server (Streamable HTTP, stateless)', () => {
 
   beforeAll(async () => {
     testApp = await startTestApp({ CHAT_PUBLIC_URL: 'http://atrium.example.com' });
-    await newTenant(testApp, 'acme');
-    await newTenant(testApp, 'globex');
-    token = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'acme' }))).access_token;
-    readOnly = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'acme', scopes: ['chat:read'] }), 'chat:read')).access_token;
-    otherToken = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'globex' }))).access_token;
-    acme = await newCorp(testApp, token, 'acme', 'Acme Retail');
-    const globex = await newCorp(testApp, otherToken, 'globex', 'Globex Retail');
-    await newStaffUser(testApp, acme, 'zhangsan');
-    await newStaffUser(testApp, globex, 'zhangsan');
+    const cast = await newTwoTenantChat(testApp);
+    ({ token, readOnly, otherToken, acme } = cast);
+    const { globex } = cast;
     const C = (corp: TestCorp) => `/api/${corp.tenantId}/console/simulator/corps/${corp.id}`;
     await post(`${C(acme)}/staff`).send({ userId: 'zhangsan' }).expect(200);
     await post(`${C(globex)}/staff`, otherToken).send({ userId: 'zhangsan' }).expect(200);

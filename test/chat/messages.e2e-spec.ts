@@ -10,7 +10,7 @@ import { chatCompletion, type LocalPeer, startLocalPeer } from '../support/peers
 import { addFakeStaff, type FakeChatPlatform, startFakeChatPlatform } from '../support/peers/fake-chat-platform';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { builtInToken, newClient, newTenant } from './support/chat-test-app';
-import { corpContext, dataSourceOf, newCorp, newStaffUser, type TestCorp } from './support/way-factories';
+import { corpContext, dataSourceOf, newCorp, newStaffUser, type TestCorp, newTwoTenantChat } from './support/way-factories';
 
 type Json = Record<string, any>;
 
@@ -75,15 +75,9 @@ describe('contact messages (simulator)', () => {
 
   beforeAll(async () => {
     testApp = await startTestApp({ CHAT_MESSAGE_MAX_IMAGE_BYTES: '2000', CHAT_MESSAGE_MAX_EMOTION_BYTES: '1000', CHAT_MESSAGE_MAX_VIDEO_BYTES: '3000', CHAT_MESSAGE_MAX_FILE_BYTES: '4000', CHAT_MESSAGE_MAX_TEXT_CHARS: '50' });
-    await newTenant(testApp, 'acme');
-    await newTenant(testApp, 'globex');
-    token = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'acme' }))).access_token;
-    readOnly = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'acme', scopes: ['chat:read'] }), 'chat:read')).access_token;
-    otherToken = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'globex' }))).access_token;
-    acme = await newCorp(testApp, token, 'acme', 'Acme Retail');
-    const globex = await newCorp(testApp, otherToken, 'globex', 'Globex Retail');
-    await newStaffUser(testApp, acme, 'zhangsan');
-    await newStaffUser(testApp, globex, 'zhangsan');
+    const cast = await newTwoTenantChat(testApp);
+    ({ token, readOnly, otherToken, acme } = cast);
+    const { globex } = cast;
     const inject = async (corp: TestCorp, bearer: string) => {
       await api('post', `/api/${corp.tenantId}/console/simulator/corps/${corp.id}/staff`, bearer).send({ userId: 'zhangsan' });
       const response = await api('post', `/api/${corp.tenantId}/console/simulator/corps/${corp.id}/customers`, bearer).send({ name: 'Lily', userId: 'zhangsan' });

@@ -3,8 +3,7 @@ import { ExternalContactEntity } from '../../src/chat/contacts/external-contact.
 import { CustomerTodoEntity } from '../../src/chat/todos/customer-todo.entity';
 import { CustomerTodosService } from '../../src/chat/todos/customer-todos.service';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { builtInToken, newClient, newTenant } from './support/chat-test-app';
-import { dataSourceOf, newCorp, newDigitalStaff, newStaffUser, type TestCorp } from './support/way-factories';
+import { dataSourceOf, newDigitalStaff, type TestCorp, newTwoTenantChat } from './support/way-factories';
 
 type Json = Record<string, any>;
 
@@ -33,15 +32,9 @@ describe('digital-staff customer to-dos', () => {
 
   beforeAll(async () => {
     testApp = await startTestApp();
-    await newTenant(testApp, 'acme');
-    await newTenant(testApp, 'globex');
-    token = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'acme' }))).access_token;
-    readOnly = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'acme', scopes: ['chat:read'] }), 'chat:read')).access_token;
-    otherToken = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'globex' }))).access_token;
-    acme = await newCorp(testApp, token, 'acme', 'Acme Retail');
-    const globex = await newCorp(testApp, otherToken, 'globex', 'Globex Retail');
-    await newStaffUser(testApp, acme, 'zhangsan');
-    await newStaffUser(testApp, globex, 'zhangsan');
+    const cast = await newTwoTenantChat(testApp);
+    ({ token, readOnly, otherToken, acme } = cast);
+    const { globex } = cast;
     staffId = (await newDigitalStaff(testApp, 'acme', 'Mia')).id;
     const inject = async (corp: TestCorp, bearer: string, name: string) => {
       await api('post', `/api/${corp.tenantId}/console/simulator/corps/${corp.id}/staff`, bearer).send({ userId: 'zhangsan' });

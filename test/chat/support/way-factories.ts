@@ -5,6 +5,7 @@ import { DigitalStaffEntity } from '../../../src/chat/digital-staff/digital-staf
 import type { ChatCorpContext } from '../../../src/chat/platform/chat-platform.port';
 import { WorkChatUserEntity } from '../../../src/chat/staff-users/work-chat-user.entity';
 import type { TestApp } from '../../support/test-app';
+import { builtInToken, newClient, newTenant } from './chat-test-app';
 
 /**
  * Factories of the contact way and group way e2e tests (issue 5): corps through the corps API, staff users and
@@ -67,4 +68,33 @@ export async function newDigitalStaff(testApp: TestApp, tenantId: string, name: 
 /** The platform port's context of a factory corp. */
 export function corpContext(corp: TestCorp): ChatCorpContext {
   return { tenantId: corp.tenantId, corpId: corp.id, platformCorpId: corp.workChatCorpId, secret: CORP_SECRET };
+}
+
+/** Two tenants with their tokens, one corp each and staff user `zhangsan` in both (see {@link newTwoTenantChat}). */
+export interface TwoTenantChat {
+  /** Read-write token of acme. */
+  token: string;
+  /** acme token with chat:read only. */
+  readOnly: string;
+  /** Read-write token of globex. */
+  otherToken: string;
+  acme: TestCorp;
+  globex: TestCorp;
+}
+
+/**
+ * The usual cast of a chat e2e suite: tenants `acme` and `globex`, a client and token for each (and a read-only one
+ * for acme), corps "Acme Retail" and "Globex Retail", and staff user `zhangsan` in both corps.
+ */
+export async function newTwoTenantChat(testApp: TestApp): Promise<TwoTenantChat> {
+  await newTenant(testApp, 'acme');
+  await newTenant(testApp, 'globex');
+  const token = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'acme' }))).access_token;
+  const readOnly = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'acme', scopes: ['chat:read'] }), 'chat:read')).access_token;
+  const otherToken = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: 'globex' }))).access_token;
+  const acme = await newCorp(testApp, token, 'acme', 'Acme Retail');
+  const globex = await newCorp(testApp, otherToken, 'globex', 'Globex Retail');
+  await newStaffUser(testApp, acme, 'zhangsan');
+  await newStaffUser(testApp, globex, 'zhangsan');
+  return { token, readOnly, otherToken, acme, globex };
 }
