@@ -21,6 +21,11 @@ export class ChatListIndexes1795405000000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE INDEX ix_chat_external_contact_corp_state_at ON chat_external_contact
         (tenant_id, corp_id, state_at DESC NULLS LAST, id) INCLUDE (state, work_chat_user_id, sandbox)`);
+    // A corp belongs to one tenant, but the planner multiplies their selectivities (10 tenants x 10% = 1% instead of
+    // 10%): it then expected a tenth of a corp's contacts, preferred sorting them, and sorted 33,000 rows per page.
+    // Functional-dependency statistics tell it that corp_id determines tenant_id.
+    await queryRunner.query(`CREATE STATISTICS stx_chat_external_contact_tenant_corp (dependencies) ON tenant_id, corp_id FROM chat_external_contact`);
+    await queryRunner.query(`CREATE STATISTICS stx_chat_contact_way_tenant_corp (dependencies) ON tenant_id, corp_id FROM chat_contact_way`);
     await queryRunner.query(`DROP INDEX ix_chat_external_contact_staff_created`);
     await queryRunner.query(`
       CREATE INDEX ix_chat_external_contact_staff_created ON chat_external_contact
@@ -32,6 +37,8 @@ export class ChatListIndexes1795405000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP STATISTICS stx_chat_contact_way_tenant_corp`);
+    await queryRunner.query(`DROP STATISTICS stx_chat_external_contact_tenant_corp`);
     await queryRunner.query(`DROP INDEX ix_chat_contact_way_tenant_corp_created`);
     await queryRunner.query(`CREATE INDEX ix_chat_contact_way_tenant_corp_created ON chat_contact_way (tenant_id, corp_id, created_at, id)`);
     await queryRunner.query(`DROP INDEX ix_chat_external_contact_staff_created`);
