@@ -136,6 +136,22 @@ describe('digital staff ({T}/v1/chat/staff) and service time ({T}/v1/chat/digita
       await api('get', `${timePath}?staffId=${staff.id}`).expect(404);
     });
 
+    it('refuses to delete a digital staff that a contact way names (409); after the way names none, deletes it', async () => {
+      const staff = await newStaff('Quinn');
+      // The way as the contact way service stores it (creating one through the API needs the staff user on the platform).
+      const [way] = await db().query(
+        `INSERT INTO chat_contact_way (tenant_id, corp_id, name, type, scene, work_chat_user_ids, config_id, qr_code, skip_verify, is_default, hidden, digital_staff_id, created_at, updated_at)
+         SELECT 'acme', id, 'Quinn poster', 1, 2, '["q1"]'::jsonb, 'cfg-quinn', 'https://qr.test/quinn', true, false, false, $1, now(), now()
+         FROM chat_work_corp WHERE tenant_id = 'acme' AND corp_name = 'Acme Retail' RETURNING id`,
+        [staff.id],
+      );
+      const refused = await api('delete', `${staffPath}/${staff.id}`).expect(409);
+      expect(refused.body.detail).toBe('Digital staff "Quinn" answers the customers of 1 contact way and 0 group ways; give them another digital staff (or none) first.');
+      await api('get', `${staffPath}/${staff.id}`).expect(200);
+      await db().query('UPDATE chat_contact_way SET digital_staff_id = NULL WHERE id = $1', [way.id]);
+      await api('delete', `${staffPath}/${staff.id}`).expect(200);
+    });
+
     it('never leaves a staff user bound to a deleted digital staff when bind and delete race', async () => {
       for (let round = 0; round < 6; round++) {
         const staff = await newStaff(`Racer ${round}`);

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { ContactWayEntity } from '../contact-ways/contact-way.entity';
+import { GroupWayEntity } from '../group-ways/group-way.entity';
 import { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';
 import { likeContains, uniqueViolation } from '../common/db-support';
 import { DigitalStaffEntity } from './digital-staff.entity';
@@ -98,7 +100,8 @@ export class DigitalStaffService {
    * The row is locked `FOR UPDATE` before counting, so a concurrent bind (which holds it `FOR SHARE`) either
    * finishes first and is counted, or waits and then finds no digital staff (404).
    * @throws NotFoundException (404) no such digital staff in the tenant
-   * @throws ConflictException (409) staff users are bound to it (the message names up to 10 of them)
+   * @throws ConflictException (409) staff users are bound to it (the message names up to 10 of them), or contact ways
+   *   or group ways name it
    */
   async remove(tenantId: string, id: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
@@ -110,6 +113,15 @@ export class DigitalStaffService {
         const listed = names.map((u) => `"${u.workChatUserId}"`).join(', ') + (bound > names.length ? ', …' : '');
         throw new ConflictException(
           `Digital staff "${row.name}" is bound to ${bound} staff user${bound === 1 ? '' : 's'} (${listed}); unbind them (PUT {C}/workChat/user/{id} with digitalStaffId null) or bind them to another digital staff first.`,
+        );
+      }
+      // Contact and group ways name the digital staff that answers their customers: deleting it would leave them
+      // pointing at nothing.
+      const ways = await manager.getRepository(ContactWayEntity).count({ where: { tenantId, digitalStaffId: id } });
+      const groupWays = await manager.getRepository(GroupWayEntity).count({ where: { tenantId, digitalStaffId: id } });
+      if (ways + groupWays > 0) {
+        throw new ConflictException(
+          `Digital staff "${row.name}" answers the customers of ${ways} contact way${ways === 1 ? '' : 's'} and ${groupWays} group way${groupWays === 1 ? '' : 's'}; give them another digital staff (or none) first.`,
         );
       }
       await manager.getRepository(DigitalStaffServiceTimeEntity).delete({ tenantId, digitalStaffId: id });
