@@ -20,7 +20,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Atrium')
     .setDescription(
       'Self-hosted backend for AI digital staff. Errors are `application/problem+json` (RFC 9457). ' +
-        'Paged lists take `page` (from 0), `size` (1..200), `sort` (`field,asc|desc`) and return `{ content, page, size, totalElements, totalPages }`. ' +
+        'Paged lists take `page` (from 0), `size` (1..200), `sort` (`field,asc|desc`) and return `{ content, page, size, totalElements, totalPages }` (on the big chat lists a `totalElements` of 10,000 or more may be up to 2 s old: CHAT_LIST_COUNT_CACHE_*). ' +
         'Deployed sites are served at `/<contactId>/<directory_name>/`.',
     )
     .setVersion('0.1.0')
