@@ -1,3 +1,5 @@
+import { isUuidShaped } from '../../common/ids/uuid-shape';
+
 /**
  * Saved contact-list filters (issue 6, Contact views: "filter definition (validated structure: which contact
  * fields, operators), sort"). Pure functions, no I/O: the structure check behind the 400 field errors, and the
@@ -115,7 +117,6 @@ export interface CompiledContactView {
 }
 
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DAY_MS = 86_400_000;
 const NO_VALUE = new Set(['isEmpty', 'isNotEmpty']);
 
@@ -209,11 +210,9 @@ function valueProblem(spec: ContactFieldSpec, { field, operator, value }: Contac
     case 'text':
       if (operator === 'in' || operator === 'notIn') return list(text, `strings of 1..${CONTACT_VIEW_MAX_TEXT} characters`);
       return text(value) ? null : `${label} takes a string of 1..${CONTACT_VIEW_MAX_TEXT} characters.`;
-    case 'id': {
-      const uuid = (item: unknown) => typeof item === 'string' && UUID.test(item);
-      if (operator === 'in' || operator === 'notIn') return list(uuid, 'UUIDs');
-      return uuid(value) ? null : `${label} takes a UUID.`;
-    }
+    case 'id':
+      if (operator === 'in' || operator === 'notIn') return list(isUuidShaped, 'UUIDs');
+      return isUuidShaped(value) ? null : `${label} takes a UUID.`;
     case 'boolean':
       return typeof value === 'boolean' ? null : `${label} takes true or false.`;
     case 'choice': {

@@ -5,27 +5,20 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { JobHandler } from '../../jobs/job-handler.decorator';
 import { JobsService } from '../../jobs/jobs.service';
 import { corpContext } from '../contacts/corp-lookup';
-import { updateReturning } from '../contacts/update-returning';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { GroupMemberEntity } from '../group-rooms/group-member.entity';
 import { GroupRoomEntity } from '../group-rooms/group-room.entity';
 import { ChatMessageEntity, type MessageSender } from '../messages/chat-message.entity';
 import { ChatContactsMessageDto, toChatContactsMessageDto } from '../messages/chat-messages.dto';
-import { DELIVERY_MAX_ATTEMPTS, deliveryOutcome } from '../messages/message-delivery.rules';
-import { CHAT_PLATFORM, ChatPlatformError, type ChatPlatform } from '../platform';
+import { attemptDelivery, sendingCorp, UndeliverableError } from '../messages/message-delivery';
+import { DELIVERY_MAX_ATTEMPTS } from '../messages/message-delivery.rules';
+import { CHAT_PLATFORM, type ChatPlatform } from '../platform';
 import { messageTextProblem } from './chat-tools.rules';
 import { DELIVER_GROUP_ROOM_MESSAGE } from './group-room-messages.job';
+import { isUuidShaped } from '../../common/ids/uuid-shape';
 
 /** `contact_type` of a group-room message in chat_message. */
 export const GROUP_ROOM_CONTACT_TYPE = 'group';
-
-/** Longest failure reason kept on a message, characters (as MessageDelivery). */
-const MAX_REASON_CHARS = 1000;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A delivery that cannot succeed whatever the retries (the room or corp is gone or disabled). */
-class UndeliverableError extends Error {}
 
 /**
  * Messages into customer group chats (group rooms) for the tool-style endpoint
@@ -63,7 +56,7 @@ export class GroupRoomMessages {
   ): Promise<ChatContactsMessageDto> {
     const problem = messageTextProblem(input.content, this.config.chatMessages.maxTextChars);
     if (problem) throw new BadRequestException(problem);
-    const room = UUID.test(input.roomId) ? await this.dataSource.manager.findOneBy(GroupRoomEntity, { tenantId, id: input.roomId }) : null;
+    const room = isUuidShaped(input.roomId) ? await this.dataSource.manager.findOneBy(GroupRoomEntity, { tenantId, id: input.roomId }) : null;
     if (!room) throw new NotFoundException(`No group room ${input.roomId} in this tenant.`);
     const sender = input.workChatUserId ?? room.ownerWorkChatUserId;
     if (sender !== room.ownerWorkChatUserId) {
@@ -78,7 +71,7 @@ export class GroupRoomMessages {
     corpContext(corp);
     const quoteId = input.quoteChatMsgId?.toLowerCase();
     if (quoteId) {
-      const quoted = UUID.test(quoteId) && (await this.dataSource.manager.existsBy(ChatMessageEntity, { tenantId, contactId: room.id, id: quoteId }));
+      const quoted = isUuidShaped(quoteId) && (await this.dataSource.manager.existsBy(ChatMessageEntity, { tenantId, contactId: room.id, id: quoteId }));
       if (!quoted) throw new BadRequestException(`\`quoteChatMsgId\` ${input.quoteChatMsgId} is not a message of this group room.`);
     }
     const saved = await this.dataSource.transaction(async (manager) => {
@@ -110,40 +103,19 @@ export class GroupRoomMessages {
   }
 
   /**
-   * The delivery job of group-room messages: claims the row (`delivery_attempts + 1 WHERE status = 'pending'`, so a
-   * message already `sent` or `failed` is never sent again under retries or a duplicate job), sends it with the
-   * port's sendGroupMessage as its staff member into the room's platform chat, then writes `sent` (platform msg id,
-   * sent_at) or — for a refusal that is not retryable, or after DELIVERY_MAX_ATTEMPTS — `failed` with the reason.
-   * Same residual window as MessageDelivery: a crash between the platform's acceptance and the `sent` write sends
-   * the message again on retry.
+   * The delivery job of group-room messages: one attemptDelivery (claim the `pending` row, send, `sent` | `failed`,
+   * the same bookkeeping as single-chat messages) whose send step is the port's sendGroupMessage as the message's
+   * staff member into the room's platform chat. Same residual window as MessageDelivery: a crash between the
+   * platform's acceptance and the `sent` write sends the message again on retry.
    */
   @JobHandler(DELIVER_GROUP_ROOM_MESSAGE, { concurrency: 4, retryLimit: DELIVERY_MAX_ATTEMPTS - 1, retryDelaySeconds: 2, retryBackoff: true, expireInSeconds: 300 })
   async deliver({ tenantId, messageId }: { tenantId: string; messageId: string }): Promise<void> {
-    const [claimed] = await updateReturning<{ delivery_attempts: number }>(
-      this.dataSource.manager,
-      `UPDATE chat_message SET delivery_attempts = delivery_attempts + 1 WHERE tenant_id = $1 AND id = $2 AND status = 'pending' RETURNING delivery_attempts`,
-      [tenantId, messageId],
-    );
-    if (!claimed) return;
-    const attempt = claimed.delivery_attempts;
-    const message = await this.dataSource.manager.findOneByOrFail(ChatMessageEntity, { tenantId, id: messageId });
-    try {
+    await attemptDelivery(this.dataSource, this.logger, { tenantId, messageId, label: 'Group message' }, async (message) => {
       const room = await this.dataSource.manager.findOneBy(GroupRoomEntity, { tenantId, id: message.contactId });
       if (!room) throw new UndeliverableError('The group room no longer exists.');
-      const corp = await this.dataSource.manager.findOneBy(WorkChatCorpEntity, { tenantId, id: message.corpId });
-      if (!corp) throw new UndeliverableError('The corp no longer exists.');
-      if (!corp.enabled) throw new UndeliverableError(`Corp "${corp.corpName}" is disabled.`);
+      const corp = await sendingCorp(this.dataSource.manager, tenantId, message.corpId);
       const sent = await this.platform.sendGroupMessage(corpContext(corp), { senderUserId: message.workChatUserId, chatId: room.chatId, message: { msgType: 'text', content: message.content ?? '' } });
-      await this.dataSource.manager.update(ChatMessageEntity, { tenantId, id: messageId, status: 'pending' }, { status: 'sent', platformMsgId: sent.msgId, sentAt: new Date(), failureReason: null });
-    } catch (error) {
-      const retryable = error instanceof ChatPlatformError && error.retryable;
-      const reason = (error instanceof Error ? error.message : String(error)).slice(0, MAX_REASON_CHARS);
-      if (deliveryOutcome({ retryable }, attempt) === 'retry') {
-        this.logger.warn(`Group message ${messageId}: delivery attempt ${attempt} failed, will retry: ${reason}`);
-        throw error;
-      }
-      this.logger.warn(`Group message ${messageId}: delivery failed after ${attempt} attempt(s): ${reason}`);
-      await this.dataSource.manager.update(ChatMessageEntity, { tenantId, id: messageId, status: 'pending' }, { status: 'failed', failureReason: reason });
-    }
+      return sent.msgId;
+    });
   }
 }

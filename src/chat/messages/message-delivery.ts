@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { buffer } from 'node:stream/consumers';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { BLOB_STORAGE, type BlobStorage } from '../../common/storage/storage.port';
 import { JobHandler } from '../../jobs/job-handler.decorator';
+import { corpContext } from '../contacts/corp-lookup';
 import { ExternalContactEntity } from '../contacts/external-contact.entity';
+import { updateReturning } from '../contacts/update-returning';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { CHAT_PLATFORM, type ChatPlatform, type OutboundMessage } from '../platform/chat-platform.port';
 import { ChatPlatformError } from '../platform/chat-platform.error';
@@ -15,8 +17,60 @@ import { DELIVERY_MAX_ATTEMPTS, deliveryOutcome } from './message-delivery.rules
 /** Longest failure reason kept on a message, characters. */
 const MAX_REASON_CHARS = 1000;
 
-/** A delivery that cannot succeed whatever the retries (the contact or corp is gone or disabled). */
-class UndeliverableError extends Error {}
+/** A delivery that cannot succeed whatever the retries (the contact, room or corp is gone or disabled). */
+export class UndeliverableError extends Error {}
+
+/**
+ * One attempt of a message delivery job, shared by the jobs of single-chat messages (MessageDelivery) and of
+ * group-room messages (src/chat/mcp/group-room-messages.service.ts): claims the row (`UPDATE … SET
+ * delivery_attempts + 1 WHERE status = 'pending'`), so a message already `sent` or `failed` is never sent again
+ * under job retry or a duplicate job; calls `send`; writes `sent` (platform msg id, sent_at) or — for a failure that
+ * is not a retryable ChatPlatformError, or after DELIVERY_MAX_ATTEMPTS — `failed` with the reason (at most
+ * 1000 characters). A retryable failure is rethrown so the job runs again.
+ * @param ref the message, and `label` naming it in the logs ("Message", "Group message")
+ * @param send delivers the claimed message; resolves with the platform's msg id, or null when nothing went to the
+ *   platform (a sandbox contact)
+ */
+export async function attemptDelivery(
+  dataSource: DataSource,
+  logger: Logger,
+  ref: { tenantId: string; messageId: string; label: string },
+  send: (message: ChatMessageEntity) => Promise<string | null>,
+): Promise<void> {
+  const { tenantId, messageId, label } = ref;
+  const [claimed] = await updateReturning<{ delivery_attempts: number }>(
+    dataSource.manager,
+    `UPDATE chat_message SET delivery_attempts = delivery_attempts + 1 WHERE tenant_id = $1 AND id = $2 AND status = 'pending' RETURNING delivery_attempts`,
+    [tenantId, messageId],
+  );
+  if (!claimed) return;
+  const attempt = claimed.delivery_attempts;
+  const message = await dataSource.manager.findOneByOrFail(ChatMessageEntity, { tenantId, id: messageId });
+  try {
+    const platformMsgId = await send(message);
+    await dataSource.manager.update(ChatMessageEntity, { tenantId, id: messageId, status: 'pending' }, { status: 'sent', platformMsgId, sentAt: new Date(), failureReason: null });
+  } catch (error) {
+    const retryable = error instanceof ChatPlatformError && error.retryable;
+    const reason = (error instanceof Error ? error.message : String(error)).slice(0, MAX_REASON_CHARS);
+    if (deliveryOutcome({ retryable }, attempt) === 'retry') {
+      logger.warn(`${label} ${messageId}: delivery attempt ${attempt} failed, will retry: ${reason}`);
+      throw error;
+    }
+    logger.warn(`${label} ${messageId}: delivery failed after ${attempt} attempt(s): ${reason}`);
+    await dataSource.manager.update(ChatMessageEntity, { tenantId, id: messageId, status: 'pending' }, { status: 'failed', failureReason: reason });
+  }
+}
+
+/**
+ * The corp a message is sent through.
+ * @throws UndeliverableError the corp no longer exists or is disabled
+ */
+export async function sendingCorp(manager: EntityManager, tenantId: string, corpId: string): Promise<WorkChatCorpEntity> {
+  const corp = await manager.findOneBy(WorkChatCorpEntity, { tenantId, id: corpId });
+  if (!corp) throw new UndeliverableError('The corp no longer exists.');
+  if (!corp.enabled) throw new UndeliverableError(`Corp "${corp.corpName}" is disabled.`);
+  return corp;
+}
 
 /**
  * The delivery job of outbound chat messages (issue 6, "Messages": `pending` → `sent` | `failed`). Each attempt
@@ -45,41 +99,18 @@ export class MessageDelivery {
 
   @JobHandler(DELIVER_CHAT_MESSAGE, { concurrency: 4, retryLimit: DELIVERY_MAX_ATTEMPTS - 1, retryDelaySeconds: 2, retryBackoff: true, expireInSeconds: 300 })
   async deliver({ tenantId, messageId }: { tenantId: string; messageId: string }): Promise<void> {
-    // Postgres answers UPDATE … RETURNING through DataSource.query as [rows, affected count].
-    const claimed: unknown = await this.dataSource.query(
-      `UPDATE chat_message SET delivery_attempts = delivery_attempts + 1 WHERE tenant_id = $1 AND id = $2 AND status = 'pending' RETURNING delivery_attempts`,
-      [tenantId, messageId],
-    );
-    const rows = (Array.isArray(claimed) && Array.isArray(claimed[0]) ? claimed[0] : claimed) as { delivery_attempts: number }[];
-    if (rows.length === 0) return;
-    const attempt = rows[0].delivery_attempts;
-    const message = await this.dataSource.manager.findOneByOrFail(ChatMessageEntity, { tenantId, id: messageId });
-    try {
+    await attemptDelivery(this.dataSource, this.logger, { tenantId, messageId, label: 'Message' }, async (message) => {
       const contact = await this.dataSource.manager.findOneBy(ExternalContactEntity, { tenantId, id: message.contactId });
       if (!contact) throw new UndeliverableError('The contact no longer exists.');
-      if (contact.sandbox) {
-        // An evaluation sandbox contact is not a real customer: nothing goes to the platform (src/chat/sandbox).
-        await this.dataSource.manager.update(ChatMessageEntity, { tenantId, id: messageId, status: 'pending' }, { status: 'sent', sentAt: new Date(), failureReason: null });
-        return;
-      }
-      const corp = await this.dataSource.manager.findOneBy(WorkChatCorpEntity, { tenantId, id: message.corpId });
-      if (!corp) throw new UndeliverableError('The corp no longer exists.');
-      if (!corp.enabled) throw new UndeliverableError(`Corp "${corp.corpName}" is disabled.`);
+      // An evaluation sandbox contact is not a real customer: nothing goes to the platform (src/chat/sandbox).
+      if (contact.sandbox) return null;
+      const corp = await sendingCorp(this.dataSource.manager, tenantId, message.corpId);
       const sent = await this.platform.sendMessage(
-        { tenantId, corpId: corp.id, platformCorpId: corp.workChatCorpId, secret: corp.secret ?? '' },
+        corpContext(corp),
         { senderUserId: message.workChatUserId, externalUserId: contact.externalUserId, message: await this.outbound(message) },
       );
-      await this.dataSource.manager.update(ChatMessageEntity, { tenantId, id: messageId, status: 'pending' }, { status: 'sent', platformMsgId: sent.msgId, sentAt: new Date(), failureReason: null });
-    } catch (error) {
-      const retryable = error instanceof ChatPlatformError && error.retryable;
-      const reason = (error instanceof Error ? error.message : String(error)).slice(0, MAX_REASON_CHARS);
-      if (deliveryOutcome({ retryable }, attempt) === 'retry') {
-        this.logger.warn(`Message ${messageId}: delivery attempt ${attempt} failed, will retry: ${reason}`);
-        throw error;
-      }
-      this.logger.warn(`Message ${messageId}: delivery failed after ${attempt} attempt(s): ${reason}`);
-      await this.dataSource.manager.update(ChatMessageEntity, { tenantId, id: messageId, status: 'pending' }, { status: 'failed', failureReason: reason });
-    }
+      return sent.msgId;
+    });
   }
 
   /** The port's message: the text, or the attachment read from the storage. */

@@ -2,7 +2,8 @@ import { BadGatewayException, BadRequestException, Inject, Injectable } from '@n
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { createChatModel, type ChatMessage } from '../../llm/chat-model';
+import { chatLlmSettings } from '../../llm/chat-llm-settings';
+import { createChatModel, type ChatMessage, type ChatModelSettings } from '../../llm/chat-model';
 import type { ChatMessageEntity } from './chat-message.entity';
 import { ChatMessagesService } from './chat-messages.service';
 import { MessageCommentEntity } from './message-comment.entity';
@@ -32,7 +33,7 @@ export class MessageOptimizerService {
    * @throws BadGatewayException (502) the model failed, timed out or answered nothing
    */
   async optimizeComment(tenantId: string, workChatUserId: string, contactId: string, messageId: string, reviewer: string, body: MessageCommentRequestOptimize): Promise<OptimizeDTO> {
-    this.requireModel();
+    const model = this.requireModel();
     const message = await this.messages.findMessage(tenantId, workChatUserId, contactId, messageId);
     let draft = body.content;
     if (draft === undefined) {
@@ -40,8 +41,8 @@ export class MessageOptimizerService {
       draft = saved?.content ?? undefined;
     }
     if (!draft?.trim()) throw new BadRequestException('Nothing to optimize: send `content` (your draft review) or save a comment with text first.');
-    const optimized = await this.complete(commentOptimizePrompt({ message: describe(message), draft }));
-    return { original: draft, optimized, advice: null, model: this.config.chatLlm.model as string };
+    const optimized = await this.complete(model, commentOptimizePrompt({ message: describe(message), draft }));
+    return { original: draft, optimized, advice: null, model: model.model };
   }
 
   /**
@@ -51,22 +52,25 @@ export class MessageOptimizerService {
    * @throws BadGatewayException (502) the model failed, timed out or answered nothing
    */
   async optimizeAdvice(tenantId: string, workChatUserId: string, contactId: string, messageId: string, body: MessageAdviceOptimizerRequest): Promise<OptimizeDTO> {
-    this.requireModel();
+    const model = this.requireModel();
     const message = await this.messages.findMessage(tenantId, workChatUserId, contactId, messageId);
     if (message.msgType !== 'text' || !message.content) throw new BadRequestException(`Message ${messageId} is a ${message.msgType} message; only text messages can be rewritten.`);
-    const optimized = await this.complete(adviceOptimizePrompt({ message: message.content, advice: body.advice }));
-    return { original: message.content, optimized, advice: body.advice, model: this.config.chatLlm.model as string };
+    const optimized = await this.complete(model, adviceOptimizePrompt({ message: message.content, advice: body.advice }));
+    return { original: message.content, optimized, advice: body.advice, model: model.model };
   }
 
-  private requireModel(): void {
-    if (!this.config.chatLlm.baseUrl || !this.config.chatLlm.model) throw new BadRequestException(NO_CHAT_MODEL);
+  /** The chat wing's model (CHAT_LLM_*). @throws BadRequestException (400) none configured */
+  private requireModel(): ChatModelSettings {
+    const settings = chatLlmSettings(this.config.chatLlm);
+    if (!settings) throw new BadRequestException(NO_CHAT_MODEL);
+    return settings;
   }
 
-  private async complete(messages: ChatMessage[]): Promise<string> {
-    const { baseUrl, model, apiKey, timeoutMs } = this.config.chatLlm;
+  private async complete(settings: ChatModelSettings, messages: ChatMessage[]): Promise<string> {
+    const { model } = settings;
     let answer: string;
     try {
-      answer = await createChatModel({ baseUrl: baseUrl as string, model: model as string, apiKey }).complete(messages, { timeoutMs, temperature: 0.3 });
+      answer = await createChatModel(settings).complete(messages, { timeoutMs: this.config.chatLlm.timeoutMs, temperature: 0.3 });
     } catch (error) {
       throw new BadGatewayException(`The chat model (${model}) failed: ${(error as Error).message}`);
     }

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { JobsService } from '../../jobs/jobs.service';
-import { updateReturning } from '../contacts/update-returning';
 import type { InterventionMatch } from '../intervention-rules/intervention-rules.rules';
 import { ChatMessageEntity } from '../messages/chat-message.entity';
 import { DELIVER_CHAT_MESSAGE } from '../messages/message-delivery.job';
@@ -161,11 +160,6 @@ export class AiReplyStore {
   async existingReply(manager: EntityManager, tenantId: string, inboundMessageId: string): Promise<string | null> {
     const rows = await manager.query(`SELECT id FROM chat_message WHERE tenant_id = $1 AND in_reply_to_message_id = $2 AND sender = 'ai' LIMIT 1`, [tenantId, inboundMessageId]);
     return (rows as { id: string }[])[0]?.id ?? null;
-  }
-
-  /** Runs an UPDATE … RETURNING and gives the rows. */
-  updateReturning<T>(manager: EntityManager, sql: string, parameters: unknown[]): Promise<T[]> {
-    return updateReturning<T>(manager, sql, parameters);
   }
 }
 

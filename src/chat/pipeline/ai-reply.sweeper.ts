@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AiReplyStore } from './ai-reply.store';
+import { updateReturning } from '../contacts/update-returning';
 
 /** An open reply state the sweep took over. */
 interface StaleRow {
@@ -63,7 +64,7 @@ export class AiReplySweeper implements OnApplicationBootstrap, OnModuleDestroy {
     const { staleMs, attempts: maxAttempts } = this.config.chatPipeline;
     let requeued = 0;
     const rows = await this.dataSource.transaction(async (manager) => {
-      const stale = await this.store.updateReturning<StaleRow>(
+      const stale = await updateReturning<StaleRow>(
         manager,
         `UPDATE chat_ai_reply SET status = 'queued', worker_id = NULL, lease_until = now() + $1::int * interval '1 millisecond', updated_at = now()
           WHERE id IN (

@@ -13,6 +13,7 @@ import { AI_REPLY } from './ai-reply.job';
 import { AiReplyStore, type PipelineContact } from './ai-reply.store';
 import { ChatAiReplyEntity } from './chat-ai-reply.entity';
 import { nextAttempt } from './pipeline.rules';
+import { updateReturning } from '../contacts/update-returning';
 
 /** Longest reason kept on a reply state, characters. */
 const MAX_REASON_CHARS = 1000;
@@ -171,7 +172,7 @@ export class AiReplyWorker implements OnModuleDestroy {
    * @returns the claimed row, or null when there is nothing to do
    */
   private async claim(tenantId: string, inboundMessageId: string, workerId: string): Promise<ChatAiReplyEntity | null> {
-    const [row] = await this.store.updateReturning<{ id: string }>(
+    const [row] = await updateReturning<{ id: string }>(
       this.dataSource.manager,
       `UPDATE chat_ai_reply SET status = 'composing', worker_id = $3, attempts = attempts + 1, lease_until = now() + $4::int * interval '1 millisecond', updated_at = now()
         WHERE tenant_id = $1 AND inbound_message_id = $2 AND (status = 'queued' OR (status = 'composing' AND lease_until < now()))
@@ -193,7 +194,7 @@ export class AiReplyWorker implements OnModuleDestroy {
 
   /** Ends the reply state (fenced on this run's claim). */
   private async finish(tenantId: string, inboundMessageId: string, workerId: string, status: 'sent' | 'intervened' | 'skipped' | 'failed', reason: string | null, replyMessageId: string | null = null, manager: EntityManager = this.dataSource.manager): Promise<void> {
-    const rows = await this.store.updateReturning<{ id: string }>(
+    const rows = await updateReturning<{ id: string }>(
       manager,
       `UPDATE chat_ai_reply SET status = $4, reason = $5, reply_message_id = $6, worker_id = NULL, lease_until = NULL, finished_at = now(), updated_at = now()
         WHERE tenant_id = $1 AND inbound_message_id = $2 AND worker_id = $3 AND status = 'composing' RETURNING id`,
@@ -209,7 +210,7 @@ export class AiReplyWorker implements OnModuleDestroy {
   private async handBack(state: ChatAiReplyEntity, workerId: string, reason: string, delayMs: number, uncount: boolean): Promise<void> {
     await this.dataSource
       .transaction(async (manager) => {
-        const rows = await this.store.updateReturning<{ id: string }>(
+        const rows = await updateReturning<{ id: string }>(
           manager,
           `UPDATE chat_ai_reply SET status = 'queued', worker_id = NULL, reason = $4, attempts = attempts - $5::int,
                   lease_until = now() + ($6::int + $7::int) * interval '1 millisecond', updated_at = now()

@@ -1,6 +1,7 @@
 import { ConflictException, Inject, Injectable, Logger, NotFoundException, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ModelNotConfiguredError } from '../ai-reply/ai-reply-composer.service';
@@ -19,13 +20,14 @@ import { TagRulesService } from '../tag-rules/tag-rules.service';
 import { AiReplyStore, describeMatches, type PipelineContact } from './ai-reply.store';
 import { outOfServiceWindowStart } from './out-of-hours.rules';
 import { AiReplyStatus, decideInboundAction, OPEN_AI_REPLY_STATUSES, toReplyOutcome, type ReplyOutcome } from './pipeline.rules';
+import { isUuidShaped } from '../../common/ids/uuid-shape';
+import { updateReturning } from '../contacts/update-returning';
+import { chatLlmSettings } from '../../llm/chat-llm-settings';
 
 export type { ReplyOutcome } from './pipeline.rules';
 
 /** How often waitForOutcome reads the reply state, ms. */
 const OUTCOME_POLL_MS = 100;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the pipeline read about an inbound message's contact before its transaction. */
 interface Facts {
@@ -128,11 +130,14 @@ export class ChatInboundPipeline implements OnModuleInit, OnModuleDestroy {
     const deadline = Date.now() + options.timeoutMs;
     for (;;) {
       options.signal?.throwIfAborted();
-      const outcome = UUID.test(messageId) ? await this.outcomeOf(tenantId, messageId) : null;
+      const outcome = isUuidShaped(messageId) ? await this.outcomeOf(tenantId, messageId) : null;
       if (outcome) return outcome;
       const left = deadline - Date.now();
       if (left <= 0) throw new Error('timeout');
-      await sleep(Math.min(OUTCOME_POLL_MS, left), options.signal);
+      // An abort during the wait rejects with the signal's reason, as at the top of the loop (not with AbortError).
+      await delay(Math.min(OUTCOME_POLL_MS, left), undefined, { signal: options.signal }).catch((error: unknown) => {
+        throw options.signal?.aborted ? options.signal.reason : error;
+      });
     }
   }
 
@@ -159,9 +164,9 @@ export class ChatInboundPipeline implements OnModuleInit, OnModuleDestroy {
    * @throws ConflictException (409) the staff user is bound to no digital staff (no one to reply as)
    */
   async requestImmediateReply(tenantId: string, workChatUserId: string, contactId: string): Promise<boolean> {
-    const contact = UUID.test(contactId) ? await this.dataSource.getRepository(ExternalContactEntity).findOneBy({ tenantId, id: contactId, workChatUserId }) : null;
+    const contact = isUuidShaped(contactId) ? await this.dataSource.getRepository(ExternalContactEntity).findOneBy({ tenantId, id: contactId, workChatUserId }) : null;
     if (!contact) throw new NotFoundException(`No contact ${contactId} of staff user ${workChatUserId} in this tenant.`);
-    if (!this.config.chatLlm.baseUrl || !this.config.chatLlm.model) throw new ModelNotConfiguredError();
+    if (!chatLlmSettings(this.config.chatLlm)) throw new ModelNotConfiguredError();
     const staffUser = await this.dataSource.getRepository(WorkChatUserEntity).findOneBy({ tenantId, corpId: contact.corpId, workChatUserId: contact.workChatUserId });
     if (!staffUser?.digitalStaffId) throw new ConflictException(`Staff user "${contact.workChatUserId}" is bound to no digital staff, so there is no one to reply as; bind a digital staff first (POST {T}/v1/chat/staff/bind).`);
     const digitalStaffId = staffUser.digitalStaffId;
@@ -178,7 +183,7 @@ export class ChatInboundPipeline implements OnModuleInit, OnModuleDestroy {
       if (await this.store.existingReply(manager, tenantId, latest.id)) return false;
       const inserted = await this.store.insertState(manager, { tenantId, inboundMessageId: latest.id, contactId: contact.id, digitalStaffId, trigger: 'operator', status: 'queued' });
       if (inserted) return true;
-      const requeued = await this.store.updateReturning<{ id: string }>(
+      const requeued = await updateReturning<{ id: string }>(
         manager,
         `UPDATE chat_ai_reply
             SET status = 'queued', trigger = 'operator', digital_staff_id = $3, attempts = 0, reason = NULL, worker_id = NULL, reply_message_id = NULL,
@@ -294,19 +299,4 @@ export class ChatInboundPipeline implements OnModuleInit, OnModuleDestroy {
       return { messageId: message.id, created };
     });
   }
-}
-
-/** Waits `ms`, or rejects with the signal's reason when it is aborted first. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

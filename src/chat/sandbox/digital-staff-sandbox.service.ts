@@ -11,6 +11,7 @@ import { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';
 import { TenantEntity } from '../tenants/tenant.entity';
 import { DigitalStaffSandboxError } from './digital-staff-sandbox.error';
 import { replyOfOutcome, SANDBOX_ID_PREFIX, sandboxContactName, sandboxExternalUserId } from './sandbox.rules';
+import { isUuidShaped } from '../../common/ids/uuid-shape';
 
 /** One customer message to a digital staff in the sandbox. */
 export interface SandboxExchangeInput {
@@ -37,9 +38,6 @@ export interface SandboxExchangeResult {
   /** From the call to the outcome, whole ms. */
   latencyMs: number;
 }
-
-/** Something shaped like a UUID (the ids are uuid columns; anything else would make Postgres fail the query). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The chat wing's sandbox for an evaluation target that is a digital staff (issue 6, acceptance 7; DESIGN.md: "Where
@@ -69,7 +67,7 @@ export class DigitalStaffSandbox {
     if (!(await this.dataSource.manager.existsBy(TenantEntity, { id: tenantId }))) {
       throw new DigitalStaffSandboxError('tenant_not_found', `chat tenant "${tenantId}" does not exist`);
     }
-    if (!UUID.test(digitalStaffId) || !(await this.dataSource.manager.existsBy(DigitalStaffEntity, { tenantId, id: digitalStaffId }))) {
+    if (!isUuidShaped(digitalStaffId) || !(await this.dataSource.manager.existsBy(DigitalStaffEntity, { tenantId, id: digitalStaffId }))) {
       throw new DigitalStaffSandboxError('digital_staff_not_found', `digital staff ${digitalStaffId} does not exist in chat tenant "${tenantId}"`);
     }
   }
@@ -130,7 +128,7 @@ export class DigitalStaffSandbox {
     if (!tenant || tenant.status !== 'active') {
       throw new DigitalStaffSandboxError('tenant_not_found', `chat tenant "${tenantId}" does not exist${tenant ? ' or is disabled' : ''}`);
     }
-    const staff = UUID.test(digitalStaffId) ? await manager.findOneBy(DigitalStaffEntity, { tenantId, id: digitalStaffId }) : null;
+    const staff = isUuidShaped(digitalStaffId) ? await manager.findOneBy(DigitalStaffEntity, { tenantId, id: digitalStaffId }) : null;
     if (!staff) throw new DigitalStaffSandboxError('digital_staff_not_found', `digital staff ${digitalStaffId} does not exist in chat tenant "${tenantId}"`);
     if (!staff.enabled) throw new DigitalStaffSandboxError('digital_staff_disabled', `digital staff "${staff.name}" (${staff.id}) is disabled`);
     const staffUser = await manager.findOne(WorkChatUserEntity, { where: { tenantId, digitalStaffId }, order: { createdAt: 'ASC', id: 'ASC' } });

@@ -13,8 +13,7 @@ import { assertValueSize, VariableScopesService } from './variable-scopes.servic
 import { TENANT_SUBJECT, VariableValueEntity } from './variable-value.entity';
 import { checkVariableValue } from './variable-value.rules';
 import { ContactVariablesDto, CreateVariableValueRequest, PutVariableValueRequest, toVariableValueDto, VariableValueDto, VariableValueListQuery } from './variables.dto';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuidShaped } from '../../common/ids/uuid-shape';
 
 /** The variables a contact sees, for the reply pipeline (see {@link VariablesService.resolveForContact}). */
 export interface ContactVariables {
@@ -128,7 +127,7 @@ export class VariablesService {
    */
   async resolveForContact(tenantId: string, contactId: string, digitalStaffId?: string | null): Promise<ContactVariables> {
     const manager = this.dataSource.manager;
-    const contact = UUID.test(contactId) ? await manager.getRepository(ExternalContactEntity).findOneBy({ tenantId, id: contactId }) : null;
+    const contact = isUuidShaped(contactId) ? await manager.getRepository(ExternalContactEntity).findOneBy({ tenantId, id: contactId }) : null;
     if (!contact) throw new NotFoundException(`No contact ${contactId} in this tenant.`);
     let staffId = digitalStaffId;
     if (staffId === undefined) {
@@ -209,7 +208,7 @@ export class VariablesService {
       return TENANT_SUBJECT;
     }
     if (!subjectId) throw badField('subjectId', `Values of a ${source} scope need a subjectId: ${SUBJECT_KIND[source]}.`);
-    if (!UUID.test(subjectId)) throw badField('subjectId', `subjectId must be ${SUBJECT_KIND[source]} (a UUID).`);
+    if (!isUuidShaped(subjectId)) throw badField('subjectId', `subjectId must be ${SUBJECT_KIND[source]} (a UUID).`);
     const found =
       source === 'contact'
         ? await manager.getRepository(ExternalContactEntity).existsBy({ tenantId, id: subjectId })

@@ -1,6 +1,7 @@
 import { DigitalStaffSandboxError } from '../../../chat/sandbox/digital-staff-sandbox.error';
 import type { DigitalStaffSandbox } from '../../../chat/sandbox/digital-staff-sandbox.service';
 import { cancelledError, ChannelError, type ChannelReply, type ChannelRequest, checkTimeout, isRecord, type TargetChannel, withDeadline } from './channel';
+import { isUuidShaped } from '../../../common/ids/uuid-shape';
 
 /**
  * Configuration of a `digital_staff` channel: a digital staff of the chat wing, reached through the chat wing's
@@ -18,8 +19,6 @@ export interface DigitalStaffChannelConfig {
 /** The part of the chat wing's sandbox the channel uses (DigitalStaffSandbox, exported by ChatModule). */
 export type SandboxExchange = Pick<DigitalStaffSandbox, 'exchange'>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Longest kept excerpt of an unexpected error's message, characters. */
 const MAX_DETAIL_CHARS = 300;
 
@@ -33,7 +32,7 @@ export function validateDigitalStaffChannelConfig(config: unknown): string[] {
   if (!isRecord(config)) return ['digital_staff channel config must be an object'];
   const problems: string[] = [];
   if (typeof config.tenantId !== 'string' || config.tenantId === '' || config.tenantId.length > 63) problems.push('tenantId must be a chat tenant slug');
-  if (typeof config.digitalStaffId !== 'string' || !UUID.test(config.digitalStaffId)) problems.push('digitalStaffId must be a UUID');
+  if (typeof config.digitalStaffId !== 'string' || !isUuidShaped(config.digitalStaffId)) problems.push('digitalStaffId must be a UUID');
   checkTimeout(config.timeoutMs, problems);
   return problems;
 }
