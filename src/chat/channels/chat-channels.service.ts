@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { likeContains, uniqueViolation } from '../common/db-support';
+import { uniqueViolation } from '../common/db-support';
 import { lockConversationGroups } from '../conversation-groups/group-locks';
 import { fieldProblems } from '../conversation-groups/id-lists';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
@@ -12,6 +12,7 @@ import { DigitalStaffEntity } from '../digital-staff/digital-staff.entity';
 import { ChatChannelEntity } from './chat-channel.entity';
 import { CHAT_CHANNEL_SORT_FIELDS, ChatChannelDto, ChatChannelPageQuery, ChatChannelRequest, toChatChannelDto } from './chat-channel.dto';
 import { normalizeChannelSettings } from './channel.rules';
+import { likeContains } from '../../database/like-contains';
 
 /**
  * Inbound channels of a tenant (chat-management-api.md, Console endpoints: `PUT {C}/chat/channel/{id}`, plus the

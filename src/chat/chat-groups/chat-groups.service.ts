@@ -4,13 +4,14 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ChatChannelEntity } from '../channels/chat-channel.entity';
-import { likeContains, uniqueViolation } from '../common/db-support';
+import { uniqueViolation } from '../common/db-support';
 import { FieldProblem, fieldProblems, missingIds, sortedUnique } from '../conversation-groups/id-lists';
 import { DigitalStaffEntity } from '../digital-staff/digital-staff.entity';
 import { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';
 import { ChatGroupEntity } from './chat-group.entity';
 import { CHAT_GROUP_SORT_FIELDS, ChatGroupDto, ChatGroupPageQuery, ChatGroupSaveRequest, toChatGroupDto } from './chat-group.dto';
 import { checkChatGroupTeam } from './chat-group.rules';
+import { likeContains } from '../../database/like-contains';
 
 /**
  * Chat groups of a tenant (chat-management-api.md, "Paths without the tenant segment": `GET/PUT

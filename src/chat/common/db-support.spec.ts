@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { likeContains, uniqueViolation } from '../common/db-support';
+import { uniqueViolation } from '../common/db-support';
 
 describe('db-support', () => {
   it('names the unique index of a 23505 violation, and nothing for other errors', () => {
@@ -8,9 +8,5 @@ describe('db-support', () => {
     const notNull = new QueryFailedError('INSERT', [], Object.assign(new Error('null value'), { code: '23502' }));
     expect(uniqueViolation(notNull)).toBeUndefined();
     expect(uniqueViolation(new Error('duplicate key'))).toBeUndefined();
-  });
-
-  it('escapes LIKE wildcards and the escape character', () => {
-    expect(likeContains('a%_\\b')).toBe('%a\\%\\_\\\\b%');
   });
 });

@@ -14,11 +14,6 @@ export function uniqueViolation(error: unknown): string | undefined {
   return driverError?.code === '23505' ? (driverError.constraint ?? '') : undefined;
 }
 
-/** Escapes `%`, `_` and `\` so user text matches literally inside an `ILIKE … ESCAPE '\'` pattern, as a substring. */
-export function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /**
  * Serialises writes of one kind of resource within one tenant until the surrounding transaction ends (a Postgres
  * transaction-level advisory lock on (resource, tenant)): count limits, sibling-name and tree checks then see every

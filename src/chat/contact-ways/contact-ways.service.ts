@@ -19,7 +19,7 @@ import {
 import { ContactWayEntity } from './contact-way.entity';
 import { contactWayDefaultScope, defaultScopeLockKey, generateWayState } from './contact-way.rules';
 import { int64ToNumber } from './int64-id';
-import { likeContains, uniqueViolation } from '../common/db-support';
+import { uniqueViolation } from '../common/db-support';
 import {
   corpsById,
   digitalStaffById,
@@ -29,6 +29,7 @@ import {
   requireDigitalStaff,
   requireStaffUsers,
 } from './way-support';
+import { likeContains } from '../../database/like-contains';
 
 /**
  * What creating or updating a contact way takes, whichever API family the request came from (ContactWayRequestV1,

@@ -30,11 +30,7 @@ import {
   toChatContactsExternalDto,
   toExternalContactDtoV1,
 } from './external-contacts.dto';
-
-/** Escapes `%`, `_` and `\` for ILIKE … ESCAPE '\'. */
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
+import { likeContains } from '../../database/like-contains';
 
 /**
  * External contacts (chat-management-api.md, External contact; issue 5, "External contacts"): the console's read,
@@ -97,7 +93,7 @@ export class ExternalContactsService {
       builder.andWhere(
         new Brackets((where) =>
           where
-            .where("contact.name ILIKE :pattern ESCAPE '\\'", { pattern: likePattern(query.keyword!) })
+            .where("contact.name ILIKE :pattern ESCAPE '\\'", { pattern: likeContains(query.keyword!) })
             .orWhere("contact.remark ILIKE :pattern ESCAPE '\\'")
             .orWhere('contact.external_user_id = :keyword', { keyword: query.keyword }),
         ),

@@ -6,7 +6,7 @@ import { ChatChannelEntity } from '../channels/chat-channel.entity';
 import { UserConversationEntity } from '../conversations/user-conversation.entity';
 import { GroupWayEntity } from '../group-ways/group-way.entity';
 import { ConversationGroupEntity } from './conversation-group.entity';
-import { likeContains, uniqueViolation } from '../common/db-support';
+import { uniqueViolation } from '../common/db-support';
 import {
   CONVERSATION_GROUP_SORT_FIELDS,
   toUserConversationGroupDto,
@@ -18,6 +18,7 @@ import { ConversationEventDefinitionEntity } from './event-definition.entity';
 import { lockConversationGroups } from './group-locks';
 import { plural, quotedList } from './id-lists';
 import { ConversationTriggerEntity } from './trigger.entity';
+import { likeContains } from '../../database/like-contains';
 
 /** Everything the reply pipeline needs of a conversation group (see {@link ConversationGroupsService.configuration}). */
 export interface ConversationGroupConfiguration {

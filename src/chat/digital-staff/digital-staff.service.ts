@@ -6,12 +6,13 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ContactWayEntity } from '../contact-ways/contact-way.entity';
 import { GroupWayEntity } from '../group-ways/group-way.entity';
 import { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';
-import { likeContains, uniqueViolation } from '../common/db-support';
+import { uniqueViolation } from '../common/db-support';
 import { DigitalStaffEntity } from './digital-staff.entity';
 import { CHAT_STAFF_SORT_FIELDS, ChatStaffCreateRequestV1, ChatStaffDto, ChatStaffPageQueryV1, ChatStaffUpdateRequestV1, toChatStaffDto } from './digital-staff.dto';
 import { ChatDigitalStaffServiceTimeDto, CreateServiceTimeRequest, toChatDigitalStaffServiceTimeDto } from './service-time.dto';
 import { DigitalStaffServiceTimeEntity } from './service-time.entity';
 import { isInServiceTime, localDayAndMinute, ServiceTimeWindow, validateServiceTime } from './service-time.rules';
+import { likeContains } from '../../database/like-contains';
 
 /** Whether a digital staff is in service at an instant, and why (for diagnosis and the reply path). */
 export interface ServiceTimeStatus {

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Page, PageQueryDto, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { likeContains, uniqueViolation } from '../common/db-support';
+import { uniqueViolation } from '../common/db-support';
 import { fieldProblems } from '../conversation-groups/id-lists';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { ChatPlatformError } from '../platform/chat-platform.error';
@@ -21,6 +21,7 @@ import {
 import { EntRobotGroupEntity } from './ent-robot-group.entity';
 import { EntRobotMessageLogEntity } from './ent-robot-message-log.entity';
 import { checkRobotMessage, maskWebhookKey } from './ent-robot.rules';
+import { likeContains } from '../../database/like-contains';
 
 /**
  * Enterprise robot chat groups and sending through them (chat-management-api.md, `POST {T}/v1/entrobot/group`,

@@ -2,7 +2,7 @@ import { BadRequestException, ConflictException, Inject, Injectable, Logger, Not
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
-import { likeContains, uniqueViolation } from '../common/db-support';
+import { uniqueViolation } from '../common/db-support';
 import { defaultScopeLockKey, generateWayState, groupWayDefaultScope } from '../contact-ways/contact-way.rules';
 import {
   corpsById,
@@ -16,6 +16,7 @@ import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { CHAT_PLATFORM, type ChatPlatform, type GroupWayInput } from '../platform/chat-platform.port';
 import { ChatGroupWayPageQuery, ChatGroupWayRequestV1, GROUP_WAY_SORT_FIELDS, GroupWaySceneCodeDefaultDto, GroupWayView, toGroupWaySceneCodeDefaultDto } from './group-way.dto';
 import { GroupWayEntity } from './group-way.entity';
+import { likeContains } from '../../database/like-contains';
 
 /** Messages of the unique indexes a group way write can hit. */
 const DUPLICATE_MESSAGES: Record<string, (row: GroupWayEntity) => string> = {

@@ -4,7 +4,7 @@ import { Brackets, DataSource } from 'typeorm';
 import { ProblemException } from '../../common/http/problem-details';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { likeContains } from '../common/db-support';
+
 import { ScriptCategoriesService } from './script-categories.service';
 import { ScriptAttachment, ScriptContentEntity } from './script-content.entity';
 import { rankScripts, searchTerms } from './script-search.rules';
@@ -15,6 +15,7 @@ import {
   ScriptContentRequestV1,
   toScriptContentDto,
 } from './scripts.dto';
+import { likeContains } from '../../database/like-contains';
 
 /** Results of a search when the caller gives no limit. */
 export const DEFAULT_SEARCH_LIMIT = 10;

@@ -4,7 +4,7 @@ import { Brackets, DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
-import { likeContains, uniqueViolation } from '../common/db-support';
+import { uniqueViolation } from '../common/db-support';
 import { DigitalStaffEntity } from '../digital-staff/digital-staff.entity';
 import { WorkChatUserEntity } from './work-chat-user.entity';
 import {
@@ -17,6 +17,7 @@ import {
   WorkChatUserPageQuery,
   WorkChatUserRelateDto,
 } from './work-chat-users.dto';
+import { likeContains } from '../../database/like-contains';
 
 /** How many staff users a bind changed: bound from none, moved from another digital staff, already bound. */
 export interface BindCounts {

@@ -16,8 +16,9 @@ import {
   UpdateFileCategoryDto,
 } from './file-categories.dto';
 import { FileCategoryEntity } from './file-category.entity';
-import { containsPattern, FilesService } from './files.service';
+import { FilesService } from './files.service';
 import { StoredFileEntity } from './stored-file.entity';
+import { likeContains } from '../../database/like-contains';
 
 /** Serialises changes of the tree's shape (create, rename, move, delete) across instances: a transaction-scoped advisory lock. */
 const TREE_LOCK = `SELECT pg_advisory_xact_lock(hashtext('eval_file_category_tree'))`;
@@ -96,7 +97,7 @@ export class FileCategoriesService {
     const order = toOrder(query.sort, { name: 'nameKey', createdAt: 'createdAt' }, { nameKey: 'ASC' });
     const where = {
       ...(query.parent_id ? { parentId: query.parent_id === 'root' ? IsNull() : query.parent_id.toLowerCase() } : {}),
-      ...(query.q ? { name: ILike(containsPattern(query.q)) } : {}),
+      ...(query.q ? { name: ILike(likeContains(query.q)) } : {}),
     };
     const [rows, total] = await this.dataSource.getRepository(FileCategoryEntity).findAndCount({
       where,

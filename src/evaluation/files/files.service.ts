@@ -11,6 +11,7 @@ import { BLOB_STORAGE, BlobNotFoundError, BlobStorage, BlobTooLargeError } from 
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { FileDto, FileQueryDto, toFileDto, UpdateFileDto, UploadFileFieldsDto } from './files.dto';
 import { StoredFileEntity } from './stored-file.entity';
+import { likeContains } from '../../database/like-contains';
 
 /** Key namespace of evaluation files in the file storage port. */
 export const EVALUATION_FILES_NAMESPACE = 'evaluation-files';
@@ -29,11 +30,6 @@ export function formatBytes(bytes: number): string {
 /** The 413 of an upload over EVAL_FILE_MAX_BYTES. */
 export function fileTooLarge(maxBytes: number): PayloadTooLargeException {
   return new PayloadTooLargeException(`The file is larger than the limit of ${formatBytes(maxBytes)} (${maxBytes} bytes); nothing was stored.`);
-}
-
-/** `text` with LIKE wildcards escaped, wrapped in `%…%` for a contains search. */
-export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 }
 
 /** An upload as multer saved it to its temporary folder. */
@@ -109,7 +105,7 @@ export class FilesService {
     const order = toOrder(query.sort, { createdAt: 'createdAt', name: 'name', size: 'sizeBytes' }, { createdAt: 'DESC' });
     const where = {
       ...(query.category_id ? { categoryId: query.category_id === 'root' ? IsNull() : query.category_id.toLowerCase() } : {}),
-      ...(query.q ? { name: ILike(containsPattern(query.q)) } : {}),
+      ...(query.q ? { name: ILike(likeContains(query.q)) } : {}),
     };
     const [rows, total] = await this.dataSource.getRepository(StoredFileEntity).findAndCount({
       where,
