@@ -1,5 +1,6 @@
 import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
 import type { Request } from 'express';
+import getRawBody from 'raw-body';
 
 /**
  * Reads the body of a platform callback (XML, any content type but JSON or a form) as UTF-8 text, at most
@@ -12,49 +13,17 @@ import type { Request } from 'express';
  *   form (already consumed by the app's parsers), or the client aborted
  */
 export async function readCallbackBody(request: Request, maxBytes: number): Promise<string> {
-  const tooLarge = () => {
-    request.res?.setHeader('Connection', 'close');
-    return new PayloadTooLargeException(`The callback body is larger than ${maxBytes} bytes (CHAT_CALLBACK_MAX_BYTES).`);
-  };
   if ((request as Request & { _body?: boolean })._body || request.readableEnded) {
     throw new BadRequestException('Send the callback body as XML (Content-Type: text/xml), not as JSON or a form.');
   }
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    request.pause();
-    throw tooLarge();
+  try {
+    // raw-body checks Content-Length against the limit before reading and counts bytes while reading.
+    return await getRawBody(request, { limit: maxBytes, length: request.headers['content-length'] ?? null, encoding: 'utf8' });
+  } catch (error) {
+    if ((error as { type?: string }).type === 'entity.too.large') {
+      request.res?.setHeader('Connection', 'close');
+      throw new PayloadTooLargeException(`The callback body is larger than ${maxBytes} bytes (CHAT_CALLBACK_MAX_BYTES).`);
+    }
+    throw new BadRequestException('The callback body could not be read.');
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  return new Promise<string>((resolve, reject) => {
-    const cleanup = () => {
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.off('error', onError);
-      request.off('aborted', onAborted);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        cleanup();
-        request.pause();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const onError = () => {
-      cleanup();
-      reject(new BadRequestException('The callback body could not be read.'));
-    };
-    const onAborted = onError;
-    request.on('data', onData);
-    request.on('end', onEnd);
-    request.on('error', onError);
-    request.on('aborted', onAborted);
-  });
 }
