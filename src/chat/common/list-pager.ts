@@ -1,19 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { In, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 
 /** From this offset on, a page reads its ids first and then only those rows (see {@link ChatListPager.page}). */
 export const DEFERRED_ROWS_MIN_OFFSET = 200;
+
+/** The raw column that carries the total in a page's statement. */
+const TOTAL_COLUMN = 'list_total';
 
 /**
  * Reads one page of a chat list and its total (DESIGN.md, Request pipeline: paged lists; issue 5: "paged lists use
  * indexes and stay fast at a million rows").
  *
  * - Rows: the builder's ORDER BY must end with a unique tie-breaker (the id) and match an index. Far pages
- *   (offset >= {@link DEFERRED_ROWS_MIN_OFFSET}) first read the page's ids alone — an index-only scan when the
- *   index holds the filtered and sorted columns — and then fetch just those rows by primary key, instead of
- *   fetching and discarding every skipped row.
+ *   (offset >= {@link DEFERRED_ROWS_MIN_OFFSET}) read the page's ids alone in a subquery — an index-only scan when
+ *   the index holds the filtered and sorted columns — and fetch just those rows by primary key, instead of fetching
+ *   and discarding every skipped row.
+ * - One statement (one PostgreSQL round trip) per page, rows and total together, unless the total is known.
  * - Total: `count(*)` of the filtered rows (no `COUNT(DISTINCT id)`: these queries join nothing). A total of at least
  *   CHAT_LIST_COUNT_CACHE_MIN_ROWS is reused for CHAT_LIST_COUNT_CACHE_TTL_MS per filter (same SQL and parameters),
  *   with one count in flight per filter: counting a hundred thousand index entries on every page turn is what made
@@ -32,6 +36,9 @@ export class ChatListPager {
   }
 
   /**
+   * One statement per page: the page's rows and, unless a cached or in-flight total serves, the total as a scalar
+   * subquery of the same statement (each PostgreSQL round trip costs the app more CPU than the index reads of a
+   * page). An empty far page reads its total on its own (the statement returned no row to carry it).
    * @param builder the filtered and ordered query of `entity` rows (no offset/limit set); not modified
    * @param entity the entity class (its primary key column is `id`)
    * @param paging page (from 0) and size
@@ -43,34 +50,55 @@ export class ChatListPager {
     paging: { page: number; size: number },
   ): Promise<{ rows: T[]; total: number }> {
     const offset = paging.page * paging.size;
-    const [rows, total] = await Promise.all([this.rows(builder, entity, offset, paging.size), this.count(builder)]);
-    return { rows, total };
-  }
-
-  private async rows<T extends ObjectLiteral & { id: string }>(builder: SelectQueryBuilder<T>, entity: new () => T, offset: number, size: number): Promise<T[]> {
-    if (offset < DEFERRED_ROWS_MIN_OFFSET) return builder.clone().offset(offset).limit(size).getMany();
-    const alias = builder.alias;
-    const ids = (await builder.clone().select(`${alias}.id`, 'id').offset(offset).limit(size).getRawMany<{ id: string }>()).map((row) => row.id);
-    if (ids.length === 0) return [];
-    const found = await builder.connection.getRepository(entity).findBy({ id: In(ids) } as never);
-    const position = new Map(ids.map((id, index) => [id, index]));
-    return found.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
-  }
-
-  private async count(builder: SelectQueryBuilder<ObjectLiteral>): Promise<number> {
-    const [innerSql, parameters] = builder.clone().select('1').orderBy().offset(undefined).limit(undefined).getQueryAndParameters();
-    const sql = `SELECT count(*)::int AS total FROM (${innerSql}) AS matching`;
-    const key = `${sql}\u0000${JSON.stringify(parameters)}`;
-    const cached = this.totals?.get(key);
-    if (cached !== undefined) return cached;
-    const inFlight = this.countsInFlight.get(key);
-    if (inFlight) return inFlight;
-    const counting = (async () => {
-      const [{ total }] = (await builder.connection.query(sql, parameters)) as Array<{ total: number }>;
-      if (total >= this.cacheMinRows) this.totals?.set(key, total);
-      return total;
-    })().finally(() => this.countsInFlight.delete(key));
+    const countBuilder = builder.clone().select('1').orderBy().offset(undefined).limit(undefined);
+    const [countSql, countParameters] = countBuilder.getQueryAndParameters();
+    const key = `${countSql}\u0000${JSON.stringify(countParameters)}`;
+    const known = this.totals?.get(key) ?? this.countsInFlight.get(key);
+    const statement = this.pageStatement(builder, entity, offset, paging.size);
+    if (known !== undefined) {
+      const [rows, total] = await Promise.all([statement.getMany(), known]);
+      return { rows, total };
+    }
+    statement.addSelect(`(SELECT count(*)::int FROM (${countBuilder.getQuery()}) AS matching)`, TOTAL_COLUMN);
+    let settle!: { resolve: (total: number) => void; reject: (error: unknown) => void };
+    const counting = new Promise<number>((resolve, reject) => (settle = { resolve, reject }));
+    counting.catch(() => undefined); // a waiting request sees the failure; nobody waiting is no unhandled rejection
     this.countsInFlight.set(key, counting);
-    return counting;
+    try {
+      const { entities, raw } = await statement.getRawAndEntities();
+      const total = raw.length > 0 ? Number(raw[0][TOTAL_COLUMN]) : offset === 0 ? 0 : await this.countAlone(builder, countSql, countParameters);
+      if (total >= this.cacheMinRows) this.totals?.set(key, total);
+      settle.resolve(total);
+      return { rows: entities, total };
+    } catch (error) {
+      settle.reject(error);
+      throw error;
+    } finally {
+      this.countsInFlight.delete(key);
+    }
+  }
+
+  /**
+   * The statement of a page's rows. Near pages: the builder with OFFSET/LIMIT. Far pages (offset >=
+   * {@link DEFERRED_ROWS_MIN_OFFSET}): the rows whose id is among the page's ids, read first by the subquery alone —
+   * an index-only scan when the index holds the filtered and sorted columns — instead of fetching and discarding
+   * every skipped row; in the builder's order.
+   */
+  private pageStatement<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, entity: new () => T, offset: number, size: number): SelectQueryBuilder<T> {
+    if (offset < DEFERRED_ROWS_MIN_OFFSET) return builder.clone().offset(offset).limit(size);
+    const alias = builder.alias;
+    const ids = builder.clone().select(`${alias}.id`).offset(offset).limit(size).getQuery();
+    return builder.connection
+      .getRepository(entity)
+      .createQueryBuilder(alias)
+      .where(`${alias}.id IN (${ids})`)
+      .orderBy(builder.expressionMap.orderBys)
+      .setParameters(builder.getParameters());
+  }
+
+  /** `count(*)` of the filtered rows in a statement of its own. */
+  private async countAlone(builder: SelectQueryBuilder<ObjectLiteral>, countSql: string, parameters: unknown[]): Promise<number> {
+    const [{ total }] = (await builder.connection.query(`SELECT count(*)::int AS total FROM (${countSql}) AS matching`, parameters)) as Array<{ total: number }>;
+    return total;
   }
 }
