@@ -27,6 +27,7 @@ import { SimulatorApiController } from './simulator-api/simulator-api.controller
 import { SimulatorApiService } from './simulator-api/simulator-api.service';
 import { WorkChatCorpEntity } from './corps/work-chat-corp.entity';
 import { WorkChatCorpsController } from './corps/work-chat-corps.controller';
+import { ChatCorpDirectory } from './corps/corp-directory';
 import { WorkChatCorpsService } from './corps/work-chat-corps.service';
 import { PlatformTenantsController } from './tenants/platform-tenants.controller';
 import { TenantEntity } from './tenants/tenant.entity';
@@ -147,6 +148,7 @@ import { OutOfHoursNoticeEntity } from './pipeline/out-of-hours-notice.entity';
     ChatListPager,
     GroupWaysService,
     WorkChatCorpsService,
+    ChatCorpDirectory,
     ExternalContactsService,
     ContactSyncService,
     CustomerProfilesService,

@@ -515,6 +515,14 @@ export class EnvironmentVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(0)
   CHAT_LIST_COUNT_CACHE_MIN_ROWS: number = 10_000;
 
+  /**
+   * Chat lists: how long a tenant's corp names (the lists' `corpName` filters and columns) are reused, ms. Changes
+   * through this process apply at once and a name not seen yet is always looked up; a rename or removal by another
+   * process shows after at most this long. 0 reads them on every request.
+   */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(60_000)
+  CHAT_LIST_CORP_CACHE_TTL_MS: number = 5_000;
+
   /** Chat wing, built-in authorization server: lifetime of issued access tokens, seconds. */
   @IsOptional() @Type(() => Number) @IsInt() @Min(60) @Max(86_400)
   CHAT_OAUTH_TOKEN_TTL_S: number = 3600;
@@ -644,8 +652,8 @@ export interface AppConfig {
     /** How long a tenant's status is reused by the auth check, ms (0: read every time). */
     tenantCacheTtlMs: number;
   };
-  /** Chat lists (src/chat/common/list-pager.ts): reuse of big totals, ms and rows. */
-  chatLists: { countCacheTtlMs: number; countCacheMinRows: number };
+  /** Chat lists (src/chat/common/list-pager.ts, src/chat/corps/corp-directory.ts): reuse of big totals and corp names, ms and rows. */
+  chatLists: { countCacheTtlMs: number; countCacheMinRows: number; corpCacheTtlMs: number };
   /** File storage port (DESIGN.md, External peers): the local adapter keeps blobs under `root`. */
   storage: { root: string };
   /** The chat platform port (src/chat/platform): adapter, HTTP adapter limits (ms) and simulator settings. */
@@ -833,7 +841,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       tokenCacheMaxEntries: vars.CHAT_AUTH_TOKEN_CACHE_MAX_ENTRIES,
       tenantCacheTtlMs: vars.CHAT_AUTH_TENANT_CACHE_TTL_MS,
     },
-    chatLists: { countCacheTtlMs: vars.CHAT_LIST_COUNT_CACHE_TTL_MS, countCacheMinRows: vars.CHAT_LIST_COUNT_CACHE_MIN_ROWS },
+    chatLists: { countCacheTtlMs: vars.CHAT_LIST_COUNT_CACHE_TTL_MS, countCacheMinRows: vars.CHAT_LIST_COUNT_CACHE_MIN_ROWS, corpCacheTtlMs: vars.CHAT_LIST_CORP_CACHE_TTL_MS },
     storage: { root: vars.STORAGE_DIR ? inData(vars.STORAGE_DIR) : resolve(dataDir, 'files') },
     chatPlatform: {
       mode: vars.CHAT_PLATFORM_MODE,

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ChatListPager } from '../common/list-pager';
+import { ChatCorpDirectory } from '../corps/corp-directory';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { ChatPlatformError } from '../platform/chat-platform.error';
@@ -98,6 +99,7 @@ export class ContactWaysService {
     @Inject(CHAT_PLATFORM) private readonly platform: ChatPlatform,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly pager: ChatListPager,
+    private readonly corpDirectory: ChatCorpDirectory,
   ) {}
 
   // ---------------------------------------------------------------- writes
@@ -331,8 +333,7 @@ export class ContactWaysService {
     const builder = manager.createQueryBuilder(ContactWayEntity, 'way').where('way.tenantId = :tenantId', { tenantId });
     const corpName = filter.requiredCorpName ?? filter.corpName;
     if (corpName !== undefined) {
-      const corp = await manager.findOneBy(WorkChatCorpEntity, { tenantId, corpName });
-      if (!corp && filter.requiredCorpName !== undefined) throw new NotFoundException(`No corp named "${corpName}" in this tenant.`);
+      const corp = filter.requiredCorpName !== undefined ? await this.corpDirectory.byName(tenantId, corpName) : await this.corpDirectory.findByName(tenantId, corpName);
       if (!corp) return toPage([], 0, filter);
       builder.andWhere('way.corpId = :corpId', { corpId: corp.id });
     }
@@ -346,7 +347,7 @@ export class ContactWaysService {
   /** The ways with their corp names, staff users and digital staff names, for the DTO mappers. */
   async views(tenantId: string, rows: ContactWayEntity[]): Promise<ContactWayView[]> {
     const manager = this.dataSource.manager;
-    const corps = await corpsById(manager, tenantId, rows.map((row) => row.corpId));
+    const corpNames = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
     const digitalStaff = await digitalStaffById(manager, tenantId, rows.map((row) => row.digitalStaffId));
     const pairs = rows.flatMap((row) => row.workChatUserIds.map((userId) => ({ corpId: row.corpId, userId })));
     const staff = pairs.length
@@ -354,7 +355,7 @@ export class ContactWaysService {
       : [];
     return rows.map((row) => ({
       row,
-      corpName: corps.get(row.corpId)?.corpName,
+      corpName: corpNames.get(row.corpId),
       staffUsers: new Map(staff.filter((user) => user.corpId === row.corpId).map((user) => [user.workChatUserId, user])),
       digitalStaffName: row.digitalStaffId ? digitalStaff.get(row.digitalStaffId)?.name : undefined,
     }));

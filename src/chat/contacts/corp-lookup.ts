@@ -38,16 +38,3 @@ export function corpContext(corp: WorkChatCorpEntity): ChatCorpContext {
   if (!corp.enabled) throw new ConflictException(`Corp "${corp.corpName}" is disabled; enable it (PUT {C}/workChat/corps/${corp.id}) to reach the chat platform.`);
   return { tenantId: corp.tenantId, corpId: corp.id, platformCorpId: corp.workChatCorpId, secret: corp.secret ?? '' };
 }
-
-/** Names of the given corps of the tenant, by corp id (for DTOs that show `corpName`). */
-export async function corpNames(manager: EntityManager, tenantId: string, corpIds: string[]): Promise<Map<string, string>> {
-  const ids = [...new Set(corpIds)];
-  if (ids.length === 0) return new Map();
-  const rows = await manager
-    .getRepository(WorkChatCorpEntity)
-    .createQueryBuilder('corp')
-    .select(['corp.id', 'corp.corpName'])
-    .where('corp.tenant_id = :tenantId AND corp.id IN (:...ids)', { tenantId, ids })
-    .getMany();
-  return new Map(rows.map((row) => [row.id, row.corpName]));
-}

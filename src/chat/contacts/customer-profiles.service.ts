@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ProblemException } from '../../common/http/problem-details';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { corpNames, findCorpByName } from './corp-lookup';
+import { ChatCorpDirectory } from '../corps/corp-directory';
+import { findCorpByName } from './corp-lookup';
 import { applyProfileUpdate, mergePartnerInfo, PARTNER_PROFILE_NAME, PROFILE_NAME_PATTERN, profileSizeBytes, type PartnerInfo, type ProfileAttributes } from './customer-profile.rules';
 import { BasicCustomerProfile, CustomerProfileQuery, CustomerProfileUpdateRequest, ImproveCustomerInfoRequestV1, ImproveUserInfoRequestV1 } from './customer-profiles.dto';
 import { ExternalContactEntity } from './external-contact.entity';
@@ -26,6 +27,7 @@ export class CustomerProfilesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly corpDirectory: ChatCorpDirectory,
   ) {}
 
   /**
@@ -155,7 +157,7 @@ export class CustomerProfilesService {
 
   private async toProfile(tenantId: string, name: string, customer: CustomerRows): Promise<BasicCustomerProfile> {
     const [first] = customer.rows;
-    const names = await corpNames(this.dataSource.manager, tenantId, [customer.corpId]);
+    const names = await this.corpDirectory.names(tenantId, [customer.corpId]);
     return {
       profileName: name,
       customerId: customer.externalUserId,

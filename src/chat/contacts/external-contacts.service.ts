@@ -3,13 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ChatListPager } from '../common/list-pager';
+import { ChatCorpDirectory } from '../corps/corp-directory';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ContactWayEntity } from '../contact-ways/contact-way.entity';
 import type { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { CHAT_PLATFORM, type ChatPlatform, type UpdateCustomerRemarkInput } from '../platform';
 import { contactKey, planBatchStateChange, type BatchStateContact } from './batch-state.rules';
 import { parseChatTimeRange } from '../common/chat-timestamp';
-import { corpContext, corpNames, findCorpById, findCorpByName, findCorpByPlatformId } from './corp-lookup';
+import { corpContext, findCorpById, findCorpByName, findCorpByPlatformId } from './corp-lookup';
 import { ExternalContactEntity } from './external-contact.entity';
 import { updateReturning } from './update-returning';
 import {
@@ -45,6 +46,7 @@ export class ExternalContactsService {
     @Inject(CHAT_PLATFORM) private readonly platform: ChatPlatform,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly pager: ChatListPager,
+    private readonly corpDirectory: ChatCorpDirectory,
   ) {}
 
   // ---------------------------------------------------------------- console
@@ -102,7 +104,7 @@ export class ExternalContactsService {
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`contact.${property}`, direction, direction === 'DESC' ? 'NULLS LAST' : 'NULLS FIRST');
     builder.addOrderBy('contact.id', 'ASC');
     const { rows, total } = await this.pager.page(builder, ExternalContactEntity, query);
-    const names = await corpNames(this.dataSource.manager, tenantId, rows.map((row) => row.corpId));
+    const names = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
     return toPage(rows.map((row) => toChatContactsExternalDto(row, names.get(row.corpId) ?? '')), total, query);
   }
 
@@ -144,7 +146,7 @@ export class ExternalContactsService {
    */
   async byOpenId(tenantId: string, query: ExternalContactByOpenIdQueryV1): Promise<ExternalContactDtoV1> {
     const builder = this.dataSource.getRepository(ExternalContactEntity).createQueryBuilder('contact').where('contact.tenant_id = :tenantId AND contact.open_id = :openId', { tenantId, openId: query.openId });
-    if (query.corpName) builder.andWhere('contact.corp_id = :corpId', { corpId: (await findCorpByName(this.dataSource.manager, tenantId, query.corpName)).id });
+    if (query.corpName) builder.andWhere('contact.corp_id = :corpId', { corpId: (await this.corpDirectory.byName(tenantId, query.corpName)).id });
     if (query.userId) builder.andWhere('contact.work_chat_user_id = :userId', { userId: query.userId });
     const row = await builder
       .orderBy('contact.last_message_at', 'DESC', 'NULLS LAST')
@@ -153,7 +155,7 @@ export class ExternalContactsService {
       .addOrderBy('contact.id', 'ASC')
       .getOne();
     if (!row) throw new NotFoundException(`No contact with open id "${query.openId}"${query.corpName ? ` in corp "${query.corpName}"` : ''}${query.userId ? ` of staff member ${query.userId}` : ''}.`);
-    return toExternalContactDtoV1(row, (await corpNames(this.dataSource.manager, tenantId, [row.corpId])).get(row.corpId) ?? '');
+    return toExternalContactDtoV1(row, (await this.corpDirectory.names(tenantId, [row.corpId])).get(row.corpId) ?? '');
   }
 
   /**
@@ -168,7 +170,7 @@ export class ExternalContactsService {
     if (body.states.length > max) throw new BadRequestException(`states names ${body.states.length} states; at most ${max} (CHAT_CONTACT_LOOKUP_MAX_IDS).`);
     const order = toOrder(query.sort, LAST_STATES_SORT_FIELDS, { stateAt: 'DESC' });
     const range = parseChatTimeRange(body.startTime, body.endTime, ['startTime', 'endTime']);
-    const corp = await findCorpByName(this.dataSource.manager, tenantId, body.corpName);
+    const corp = await this.corpDirectory.byName(tenantId, body.corpName);
     const builder = this.dataSource
       .getRepository(ExternalContactEntity)
       .createQueryBuilder('contact')
@@ -191,7 +193,7 @@ export class ExternalContactsService {
   async byExternalUserIds(tenantId: string, body: ExternalContactByExternalUserIdQueryRequestV1): Promise<ExternalContactDtoV1[]> {
     const max = this.config.chatContacts.lookupMaxIds;
     if (body.externalUserIds.length > max) throw new BadRequestException(`externalUserIds names ${body.externalUserIds.length} ids; at most ${max} (CHAT_CONTACT_LOOKUP_MAX_IDS).`);
-    const corp = await findCorpByName(this.dataSource.manager, tenantId, body.corpName);
+    const corp = await this.corpDirectory.byName(tenantId, body.corpName);
     const ids = [...new Set(body.externalUserIds)];
     const rows = await this.dataSource.getRepository(ExternalContactEntity).find({
       where: { tenantId, corpId: corp.id, externalUserId: In(ids), ...(body.userId ? { workChatUserId: body.userId } : {}) },
@@ -328,7 +330,7 @@ export class ExternalContactsService {
   }
 
   private async toConsoleDto(row: ExternalContactEntity): Promise<ChatContactsExternalDto> {
-    const names = await corpNames(this.dataSource.manager, row.tenantId, [row.corpId]);
+    const names = await this.corpDirectory.names(row.tenantId, [row.corpId]);
     return toChatContactsExternalDto(row, names.get(row.corpId) ?? '');
   }
 }

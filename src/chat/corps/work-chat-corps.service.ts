@@ -2,6 +2,7 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
+import { ChatCorpDirectory } from './corp-directory';
 import { WorkChatCorpEntity } from './work-chat-corp.entity';
 import {
   CreateWorkChatCorpRelateRequest,
@@ -25,7 +26,10 @@ const DUPLICATE_MESSAGES: Record<string, (row: Pick<WorkChatCorpEntity, 'corpNam
  */
 @Injectable()
 export class WorkChatCorpsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly corpDirectory: ChatCorpDirectory,
+  ) {}
 
   /**
    * @throws BadRequestException (400) only one of callbackToken / callbackAesKey
@@ -105,6 +109,7 @@ export class WorkChatCorpsService {
       if (inUse.length > 0) throw new ConflictException(`The corp is still used by ${inUse.join(', ')}; remove them first, or disable the corp instead (PUT with enabled: false).`);
       await manager.delete(WorkChatCorpEntity, { tenantId, id });
     });
+    this.corpDirectory.forget(tenantId);
   }
 
   private async find(tenantId: string, id: string): Promise<WorkChatCorpEntity> {
@@ -117,6 +122,7 @@ export class WorkChatCorpsService {
   private async saveUnique(row: WorkChatCorpEntity): Promise<void> {
     try {
       await this.dataSource.getRepository(WorkChatCorpEntity).save(row);
+      this.corpDirectory.forget(row.tenantId);
     } catch (error) {
       const constraint = uniqueViolation(error);
       const message = constraint === undefined ? undefined : DUPLICATE_MESSAGES[constraint];

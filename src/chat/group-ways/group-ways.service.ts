@@ -5,13 +5,13 @@ import { Page, toOrder, toPage } from '../../common/paging/page';
 import { uniqueViolation } from '../common/db-support';
 import { defaultScopeLockKey, generateWayState, groupWayDefaultScope } from '../contact-ways/contact-way.rules';
 import {
-  corpsById,
   digitalStaffById,
   findCorpByName,
   lockDefaultScope,
   platformContext,
   requireDigitalStaff,
 } from '../contact-ways/way-support';
+import { ChatCorpDirectory } from '../corps/corp-directory';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { CHAT_PLATFORM, type ChatPlatform, type GroupWayInput } from '../platform/chat-platform.port';
 import { ChatGroupWayPageQuery, ChatGroupWayRequestV1, GROUP_WAY_SORT_FIELDS, GroupWaySceneCodeDefaultDto, GroupWayView, toGroupWaySceneCodeDefaultDto } from './group-way.dto';
@@ -44,6 +44,7 @@ export class GroupWaysService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CHAT_PLATFORM) private readonly platform: ChatPlatform,
+    private readonly corpDirectory: ChatCorpDirectory,
   ) {}
 
   /**
@@ -208,9 +209,9 @@ export class GroupWaysService {
 
   /** The ways with their corp and digital staff names, for the DTO mapper. */
   async views(tenantId: string, rows: GroupWayEntity[]): Promise<GroupWayView[]> {
-    const corps = await corpsById(this.dataSource.manager, tenantId, rows.map((row) => row.corpId));
+    const corpNames = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
     const digitalStaff = await digitalStaffById(this.dataSource.manager, tenantId, rows.map((row) => row.digitalStaffId));
-    return rows.map((row) => ({ row, corpName: corps.get(row.corpId)?.corpName, digitalStaffName: row.digitalStaffId ? digitalStaff.get(row.digitalStaffId)?.name : undefined }));
+    return rows.map((row) => ({ row, corpName: corpNames.get(row.corpId), digitalStaffName: row.digitalStaffId ? digitalStaff.get(row.digitalStaffId)?.name : undefined }));
   }
 
   /** One attempt of setDefault: scope lock, then the row, then the previous default (the same order everywhere). */
