@@ -26,6 +26,9 @@
 // `load` column is the 1-minute load average after each case (anything else running on the machine shows there);
 // `app cpu` and `pg cpu` are the CPU ms per answered request of the app process and of the embedded PostgreSQL (all
 // its processes) during the measured window: the cost of a request, whatever else the machine is doing.
+// Reference row (BENCH_REFERENCE=1, the default; 0 skips it): the same load on bench/support/bare-list-server.mjs,
+// node:http + one `pg` statement per request answering the staff00 contacts page 0 on the same database — what any
+// Node implementation of a list could at best do on this machine, to read the app's figures against.
 // The data is bulk-inserted with generate_series straight into the app's tables after the app migrated them; the
 // tenants, OAuth2 clients and corps are created through the platform-admin API and the corp API.
 import { spawn, execFile } from 'node:child_process';
@@ -50,6 +53,7 @@ const hasWrk = await new Promise((resolve) => execFile('wrk', ['--version'], (er
 const LOADER = process.env.BENCH_LOADER ?? (hasWrk ? 'wrk' : 'node');
 const WRK_THREADS = Number(process.env.BENCH_WRK_THREADS ?? 1);
 const P99_TARGET_MS = 50;
+const REFERENCE = process.env.BENCH_REFERENCE !== '0';
 /**
  * BENCH_TRY_INDEXES=1: indexes (not in the migrations) created after seeding, to measure what they would change.
  * Each matches a list's ORDER BY exactly (the services sort `DESC NULLS LAST`, which a plain ascending index read
@@ -131,7 +135,7 @@ app.once('exit', () => (appExited = true));
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
 /** One HTTP request over the keep-alive agent; resolves with status, body text and latency (ms). */
-function send(method, path, { token, json, form, basic } = {}) {
+function send(method, path, { token, json, form, basic, toPort = port } = {}) {
   return new Promise((resolve, reject) => {
     const body = json !== undefined ? JSON.stringify(json) : form !== undefined ? new URLSearchParams(form).toString() : undefined;
     const headers = {};
@@ -142,7 +146,7 @@ function send(method, path, { token, json, form, basic } = {}) {
       headers['content-length'] = Buffer.byteLength(body);
     }
     const started = now();
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent }, (response) => {
+    const req = httpRequest({ host: '127.0.0.1', port: toPort, method, path, headers, agent }, (response) => {
       const chunks = [];
       response.on('data', (chunk) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode, text: Buffer.concat(chunks).toString('utf8'), ms: now() - started }));
@@ -281,11 +285,15 @@ function timestamp(days) {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-/** CPU time (user + system, ms) used so far by process `pid` (Linux /proc; 0 when unreadable). */
-function cpuMsOf(pid) {
+/**
+ * CPU time (user + system, ms) used so far by process `pid` (Linux /proc; 0 when unreadable); with `reapedChildren`
+ * also that of its children that ended and were waited for.
+ */
+function cpuMsOf(pid, reapedChildren = false) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime in clock ticks (USER_HZ = 100)
+    const ticks = Number(fields[11]) + Number(fields[12]) + (reapedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
+    return (ticks * 1000) / 100; // utime + stime (+ cutime + cstime) in clock ticks (USER_HZ = 100)
   } catch {
     return 0;
   }
@@ -300,7 +308,9 @@ function postgresCpuMs() {
   } catch {
     return 0;
   }
-  let total = cpuMsOf(postmaster);
+  // The postmaster's own CPU plus that of its children it has reaped (cutime + cstime: backends that ended, such as
+  // pool connections closed while idle), plus the live children's.
+  let total = cpuMsOf(postmaster, true);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -316,8 +326,11 @@ function postgresCpuMs() {
 /** Nearest-rank percentile of sorted samples. */
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
-/** Closed-loop load: CONNECTIONS workers for `durationMs`; returns sorted latencies, errors and the elapsed time. */
-async function load(entry, tenants, durationMs) {
+/**
+ * Closed-loop load on `target` (the app unless told): CONNECTIONS workers for `durationMs`; returns sorted latencies,
+ * errors and the elapsed time.
+ */
+async function load(entry, tenants, durationMs, target) {
   const samples = [];
   let errors = 0;
   let firstError;
@@ -329,7 +342,7 @@ async function load(entry, tenants, durationMs) {
       const tenant = tenants[next++ % tenants.length];
       const { method, path, json } = entry.request(tenant);
       try {
-        const response = await send(method, path, { token: tenant.token, json });
+        const response = await send(method, path, { token: tenant.token, json, toPort: target.port });
         if (response.status === 200) samples.push(response.ms);
         else {
           errors++;
@@ -353,7 +366,7 @@ const luaString = (text) => `"${text.replace(/[\\"]/g, (character) => `\\${chara
  * Closed-loop load with wrk for `durationMs`: the requests of every tenant in rotation (each wrk connection starts at
  * a different tenant). Returns the same figures as {@link load}; `sorted` is replaced by wrk's percentiles.
  */
-async function loadWithWrk(entry, tenants, durationMs) {
+async function loadWithWrk(entry, tenants, durationMs, target) {
   const requests = tenants.map((tenant) => {
     const { method, path, json } = entry.request(tenant);
     const headers = { Authorization: `Bearer ${tenant.token}`, ...(json !== undefined ? { 'Content-Type': 'application/json' } : {}) };
@@ -381,7 +394,7 @@ end
   );
   const seconds = Math.max(1, Math.round(durationMs / 1000));
   const output = await new Promise((resolve, reject) =>
-    execFile('wrk', ['-t', String(WRK_THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--timeout', '10s', '-s', script, baseUrl], { timeout: durationMs + 60_000 }, (error, stdout, stderr) =>
+    execFile('wrk', ['-t', String(WRK_THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--timeout', '10s', '-s', script, target.url], { timeout: durationMs + 60_000 }, (error, stdout, stderr) =>
       error ? reject(new Error(`wrk: ${stderr || error.message}`)) : resolve(stdout),
     ),
   );
@@ -390,6 +403,61 @@ end
   const [requestsDone, errors, durationUs, p50, p90, p99, max] = line.slice(4).split(' ').map(Number);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
   return { requests: requestsDone - non2xx, errors: errors + non2xx, firstError: errors + non2xx ? output.trim() : undefined, elapsedMs: durationUs / 1000, p50, p90, p99, max };
+}
+
+/**
+ * Measures one case on `target` ({ url, port, pid }): a warm-up, then DURATION_MS with the app's (or the reference
+ * server's) and PostgreSQL's CPU read before and after; pushes the figures to `results`.
+ */
+async function measureCase(entry, tenants, target) {
+  const measure = async (durationMs) => {
+    if (LOADER === 'wrk') return loadWithWrk(entry, tenants, durationMs, target);
+    const { sorted, errors, firstError, elapsedMs } = await load(entry, tenants, durationMs, target);
+    return { requests: sorted.length, errors, firstError, elapsedMs, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted.at(-1) };
+  };
+  await measure(WARMUP_MS);
+  const cpuBefore = { server: cpuMsOf(target.pid), postgres: postgresCpuMs() };
+  const measured = await measure(DURATION_MS);
+  const cpuAfter = { server: cpuMsOf(target.pid), postgres: postgresCpuMs() };
+  results.push({
+    name: entry.name,
+    rows: entry.rows,
+    requests: measured.requests,
+    errors: measured.errors,
+    rps: (measured.requests / measured.elapsedMs) * 1000,
+    p50: measured.p50,
+    p90: measured.p90,
+    p99: measured.p99,
+    max: measured.max,
+    load: loadavg()[0],
+    appCpuPerRequest: (cpuAfter.server - cpuBefore.server) / Math.max(1, measured.requests),
+    postgresCpuPerRequest: (cpuAfter.postgres - cpuBefore.postgres) / Math.max(1, measured.requests),
+    reference: entry.reference === true,
+  });
+  const last = results.at(-1);
+  log(`${entry.name}: ${last.requests} req, ${last.rps.toFixed(0)} req/s, p50 ${last.p50?.toFixed(1)} ms, p99 ${last.p99?.toFixed(1)} ms${measured.errors ? `, ${measured.errors} errors (first: ${measured.firstError})` : ''}`);
+}
+
+/**
+ * BENCH_REFERENCE (default 1): the same load on bench/support/bare-list-server.mjs — node:http and one `pg`
+ * statement per request answering the staff00 contacts page 0 on the same database — the machine's ceiling for any
+ * Node implementation of a list. Not a verdict on the app: printed as a reference row.
+ */
+async function measureReference(tenants) {
+  const referencePort = await freePort();
+  const server = spawn(process.execPath, ['bench/support/bare-list-server.mjs'], { env: { ...process.env, DATABASE_URL: database.url, PORT: String(referencePort) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    await new Promise((resolve, reject) => {
+      server.stdout.once('data', resolve);
+      server.once('exit', (code) => reject(new Error(`the reference server exited (${code})`)));
+    });
+    const entry = { name: 'reference: bare node:http+pg staff00 p0', reference: true, request: (tenant) => ({ method: 'GET', path: `/${tenant.id}?size=${SIZE}` }) };
+    const probe = await expectOk(send('GET', `/${tenants[0].id}?size=${SIZE}`, { toPort: referencePort }), entry.name);
+    entry.rows = `${probe.content.length}/${probe.totalElements}`;
+    await measureCase(entry, tenants, { url: `http://127.0.0.1:${referencePort}`, port: referencePort, pid: server.pid });
+  } finally {
+    server.kill('SIGTERM');
+  }
 }
 
 /** The plan phase: auto_explain logs every statement of the app's sessions with ANALYZE and BUFFERS. */
@@ -451,38 +519,15 @@ try {
   await seed(tenants);
 
   const entries = cases();
+  const appTarget = { url: baseUrl, port, pid: app.pid };
   for (const entry of entries) {
     const { method, path, json } = entry.request(tenants[0]);
     const probe = await expectOk(send(method, path, { token: tenants[0].token, json }), `${entry.name}: ${method} ${path}`);
-    entry.totalElements = probe.totalElements;
-    entry.rows = probe.content.length;
-    if (entry.rows === 0) log(`WARNING ${entry.name}: the page is empty (totalElements ${probe.totalElements}); the filter matches too few rows`);
-    const measure = async (durationMs) => {
-      if (LOADER === 'wrk') return loadWithWrk(entry, tenants, durationMs);
-      const { sorted, errors, firstError, elapsedMs } = await load(entry, tenants, durationMs);
-      return { requests: sorted.length, errors, firstError, elapsedMs, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted.at(-1) };
-    };
-    await measure(WARMUP_MS);
-    const cpuBefore = { app: cpuMsOf(app.pid), postgres: postgresCpuMs() };
-    const measured = await measure(DURATION_MS);
-    const cpuAfter = { app: cpuMsOf(app.pid), postgres: postgresCpuMs() };
-    results.push({
-      name: entry.name,
-      rows: `${entry.rows}/${entry.totalElements}`,
-      requests: measured.requests,
-      errors: measured.errors,
-      rps: (measured.requests / measured.elapsedMs) * 1000,
-      p50: measured.p50,
-      p90: measured.p90,
-      p99: measured.p99,
-      max: measured.max,
-      load: loadavg()[0],
-      appCpuPerRequest: (cpuAfter.app - cpuBefore.app) / Math.max(1, measured.requests),
-      postgresCpuPerRequest: (cpuAfter.postgres - cpuBefore.postgres) / Math.max(1, measured.requests),
-    });
-    const last = results.at(-1);
-    log(`${entry.name}: ${last.requests} req, ${last.rps.toFixed(0)} req/s, p50 ${last.p50?.toFixed(1)} ms, p99 ${last.p99?.toFixed(1)} ms${measured.errors ? `, ${measured.errors} errors (first: ${measured.firstError})` : ''}`);
+    entry.rows = `${probe.content.length}/${probe.totalElements}`;
+    if (probe.content.length === 0) log(`WARNING ${entry.name}: the page is empty (totalElements ${probe.totalElements}); the filter matches too few rows`);
+    await measureCase(entry, tenants, appTarget);
   }
+  if (REFERENCE) await measureReference(tenants);
   if (database.embedded) plans = await capturePlans(entries, tenants);
   else log('plans: not captured (DATABASE_URL given; run without it to start an embedded PostgreSQL whose log this script reads)');
 } catch (error) {
@@ -509,9 +554,9 @@ if (results.length > 0) {
   console.log(`${'case'.padEnd(44)}${'rows/total'.padStart(14)}${'req'.padStart(8)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}${'err'.padStart(5)}${'load'.padStart(6)}${'app cpu'.padStart(9)}${'pg cpu'.padStart(8)}  verdict`);
   for (const result of results) {
     const pass = result.errors === 0 && result.p99 !== undefined && result.p99 <= P99_TARGET_MS;
-    failed ||= !pass;
+    if (!result.reference) failed ||= !pass;
     const fmt = (value) => (value === undefined ? '-' : value.toFixed(1)).padStart(9);
-    console.log(`${result.name.padEnd(44)}${result.rows.padStart(14)}${String(result.requests).padStart(8)}${result.rps.toFixed(0).padStart(8)}${fmt(result.p50)}${fmt(result.p90)}${fmt(result.p99)}${fmt(result.max)}${String(result.errors).padStart(5)}${result.load.toFixed(1).padStart(6)}${result.appCpuPerRequest.toFixed(2).padStart(9)}${result.postgresCpuPerRequest.toFixed(2).padStart(8)}  ${pass ? 'PASS' : 'FAIL'} (p99 <= ${P99_TARGET_MS} ms)`);
+    console.log(`${result.name.padEnd(44)}${result.rows.padStart(14)}${String(result.requests).padStart(8)}${result.rps.toFixed(0).padStart(8)}${fmt(result.p50)}${fmt(result.p90)}${fmt(result.p99)}${fmt(result.max)}${String(result.errors).padStart(5)}${result.load.toFixed(1).padStart(6)}${result.appCpuPerRequest.toFixed(2).padStart(9)}${result.postgresCpuPerRequest.toFixed(2).padStart(8)}  ${result.reference ? 'reference' : pass ? 'PASS' : 'FAIL'} (p99 <= ${P99_TARGET_MS} ms)`);
   }
 }
 for (const plan of plans) {
