@@ -60,19 +60,13 @@ export class ChatListPager {
       return { rows, total };
     }
     statement.addSelect(`(SELECT count(*)::int FROM (${countBuilder.getQuery()}) AS matching)`, TOTAL_COLUMN);
-    let settle!: { resolve: (total: number) => void; reject: (error: unknown) => void };
-    const counting = new Promise<number>((resolve, reject) => (settle = { resolve, reject }));
-    counting.catch(() => undefined); // a waiting request sees the failure; nobody waiting is no unhandled rejection
+    const reading = statement.getRawAndEntities();
+    const counting = reading.then(({ raw }) => (raw.length > 0 ? Number(raw[0][TOTAL_COLUMN]) : offset === 0 ? 0 : this.countAlone(builder, countSql, countParameters)));
     this.countsInFlight.set(key, counting);
     try {
-      const { entities, raw } = await statement.getRawAndEntities();
-      const total = raw.length > 0 ? Number(raw[0][TOTAL_COLUMN]) : offset === 0 ? 0 : await this.countAlone(builder, countSql, countParameters);
+      const [{ entities }, total] = await Promise.all([reading, counting]);
       if (total >= this.cacheMinRows) this.totals?.set(key, total);
-      settle.resolve(total);
       return { rows: entities, total };
-    } catch (error) {
-      settle.reject(error);
-      throw error;
     } finally {
       this.countsInFlight.delete(key);
     }
