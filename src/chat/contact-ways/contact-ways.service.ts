@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ChatListPager } from '../common/list-pager';
+import { findCorpByName } from '../contacts/corp-lookup';
 import { ChatCorpDirectory } from '../corps/corp-directory';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
@@ -24,7 +25,6 @@ import { uniqueViolation } from '../common/db-support';
 import {
   corpsById,
   digitalStaffById,
-  findCorpByName,
   lockDefaultScope,
   platformContext,
   requireDigitalStaff,

@@ -6,21 +6,11 @@ import type { ChatCorpContext } from '../platform/chat-platform.port';
 import { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';
 
 /**
- * Lookups and checks shared by the contact way and group way services (issue 5): corps named by `corpName`,
+ * Lookups and checks shared by the contact way and group way services (issue 5; corps by name: contacts/corp-lookup):
  * staff users and digital staff referenced from a request, the platform corp context, the per-scope lock of
  * setDefault and unique-index violations. Every lookup filters by the tenant, so another tenant's objects are
  * "not found".
  */
-
-/**
- * The tenant's corp named `corpName`.
- * @throws NotFoundException (404) no such corp in the tenant
- */
-export async function findCorpByName(manager: EntityManager, tenantId: string, corpName: string): Promise<WorkChatCorpEntity> {
-  const corp = await manager.findOneBy(WorkChatCorpEntity, { tenantId, corpName });
-  if (!corp) throw new NotFoundException(`No corp named "${corpName}" in this tenant.`);
-  return corp;
-}
 
 /** The tenant's corps by id (missing ids are simply absent). */
 export async function corpsById(manager: EntityManager, tenantId: string, ids: string[]): Promise<Map<string, WorkChatCorpEntity>> {

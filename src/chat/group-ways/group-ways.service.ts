@@ -6,11 +6,11 @@ import { uniqueViolation } from '../common/db-support';
 import { defaultScopeLockKey, generateWayState, groupWayDefaultScope } from '../contact-ways/contact-way.rules';
 import {
   digitalStaffById,
-  findCorpByName,
   lockDefaultScope,
   platformContext,
   requireDigitalStaff,
 } from '../contact-ways/way-support';
+import { findCorpByName } from '../contacts/corp-lookup';
 import { ChatCorpDirectory } from '../corps/corp-directory';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { CHAT_PLATFORM, type ChatPlatform, type GroupWayInput } from '../platform/chat-platform.port';
