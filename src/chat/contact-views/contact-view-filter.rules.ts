@@ -1,4 +1,5 @@
 import { isUuidShaped } from '../../common/ids/uuid-shape';
+import { escapeLike } from '../../database/like-contains';
 
 /**
  * Saved contact-list filters (issue 6, Contact views: "filter definition (validated structure: which contact
@@ -299,6 +300,3 @@ function compileCondition(condition: ContactViewCondition, alias: string, key: s
   }
 }
 
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
-}

@@ -13,6 +13,7 @@ import {
   WorkChatCorpRelateDto,
 } from './work-chat-corps.dto';
 import { uniqueViolation } from '../common/db-support';
+import { likeContains } from '../../database/like-contains';
 
 /** Which unique index a duplicate hit, and what to tell the caller. */
 const DUPLICATE_MESSAGES: Record<string, (row: Pick<WorkChatCorpEntity, 'corpName' | 'workChatCorpId'>) => string> = {
@@ -58,7 +59,7 @@ export class WorkChatCorpsService {
     const order = toOrder(query.sort, WORK_CHAT_CORP_SORT_FIELDS, { createdAt: 'DESC' });
     const builder = this.dataSource.getRepository(WorkChatCorpEntity).createQueryBuilder('corp').where('corp.tenant_id = :tenantId', { tenantId });
     if (query.likeCorpName) {
-      builder.andWhere("corp.corp_name ILIKE :pattern ESCAPE '\\'", { pattern: `%${query.likeCorpName.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+      builder.andWhere("corp.corp_name ILIKE :pattern ESCAPE '\\'", { pattern: likeContains(query.likeCorpName) });
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`corp.${property}`, direction);
     builder.addOrderBy('corp.id', 'ASC').skip(query.page * query.size).take(query.size);

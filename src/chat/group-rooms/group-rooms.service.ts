@@ -13,6 +13,7 @@ import { GroupMemberEntity } from './group-member.entity';
 import { diffGroupMembers } from './group-members.rules';
 import { GroupRoomEntity } from './group-room.entity';
 import { DedupQuery, DedupResultDto, GROUP_ROOM_SORT_FIELDS, GroupRoomDetailDto, GroupRoomDto, GroupRoomPageQuery, toGroupRoomDetailDto, toGroupRoomDto } from './group-rooms.dto';
+import { likeContains } from '../../database/like-contains';
 
 /**
  * Group rooms (customer group chats) and their members (issue 5, External contacts: the per-room AI switch, guide
@@ -35,7 +36,7 @@ export class GroupRoomsService {
     if (query.corpId) builder.andWhere('room.corp_id = :corpId', { corpId: query.corpId });
     if (query.aiEnabled !== undefined) builder.andWhere('room.ai_enabled = :aiEnabled', { aiEnabled: query.aiEnabled });
     if (query.keyword) {
-      const pattern = `%${query.keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = likeContains(query.keyword);
       builder.andWhere(new Brackets((where) => where.where("room.name ILIKE :pattern ESCAPE '\\'", { pattern }).orWhere('room.chat_id = :keyword', { keyword: query.keyword })));
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`room.${property}`, direction);

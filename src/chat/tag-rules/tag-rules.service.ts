@@ -9,6 +9,7 @@ import { TagRuleEntity } from './tag-rule.entity';
 import { CustomerTagRuleRequest, TAG_RULE_SORT_FIELDS, TagRulePageQuery } from './tag-rules.dto';
 import { TagsForMessage, tagsForMessage } from './tag-rules.rules';
 import { uniqueViolation } from '../common/db-support';
+import { likeContains } from '../../database/like-contains';
 
 /**
  * Keyword tag rules of a tenant (chat-management-api.md, Console endpoints: `GET/PUT/DELETE
@@ -54,7 +55,7 @@ export class TagRulesService {
     const order = toOrder(query.sort, TAG_RULE_SORT_FIELDS, { createdAt: 'ASC' });
     const builder = this.dataSource.getRepository(TagRuleEntity).createQueryBuilder('rule').where('rule.tenant_id = :tenantId', { tenantId });
     if (query.enabled !== undefined) builder.andWhere('rule.enabled = :enabled', { enabled: query.enabled });
-    if (query.name) builder.andWhere("rule.name ILIKE :name ESCAPE '\\'", { name: `%${query.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    if (query.name) builder.andWhere("rule.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
     if (query.keyword) builder.andWhere('rule.keywords @> :keyword::jsonb', { keyword: JSON.stringify([query.keyword]) });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`rule.${property}`, direction);
     builder.addOrderBy('rule.id', 'ASC').skip(query.page * query.size).take(query.size);

@@ -12,6 +12,7 @@ import { ToolProviderEntity } from './tool-provider.entity';
 import { ajvProblems, buildToolRequest, compileInputSchema, ToolOperation, toolOperationsProblems, ToolSchemaTooLargeError } from './tool-operations.rules';
 import { CreateOrUpdateToolApiProviderRequest, TOOL_PROVIDER_SORT_FIELDS, ToolProviderPageQuery } from './tool-providers.dto';
 import { uniqueViolation } from '../common/db-support';
+import { likeContains } from '../../database/like-contains';
 
 /** Why a tool call failed (ToolCallError.code). */
 export type ToolCallErrorCode = 'unknown_provider' | 'provider_disabled' | 'unknown_operation' | 'invalid_arguments' | 'request_too_large' | OutboundErrorCode;
@@ -120,7 +121,7 @@ export class ToolProvidersService {
   async list(tenantId: string, query: ToolProviderPageQuery): Promise<{ rows: ToolProviderEntity[]; total: number }> {
     const order = toOrder(query.sort, TOOL_PROVIDER_SORT_FIELDS, { createdAt: 'DESC' });
     const builder = this.dataSource.getRepository(ToolProviderEntity).createQueryBuilder('provider').where('provider.tenant_id = :tenantId', { tenantId });
-    if (query.name) builder.andWhere("provider.name ILIKE :name ESCAPE '\\'", { name: `%${query.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    if (query.name) builder.andWhere("provider.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`provider.${property}`, direction);
     builder.addOrderBy('provider.id', 'ASC').skip(query.page * query.size).take(query.size);
     const [rows, total] = await builder.getManyAndCount();

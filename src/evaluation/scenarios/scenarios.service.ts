@@ -5,6 +5,7 @@ import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ScenarioCase, ScenarioEntity } from './scenario.entity';
 import { CreateScenarioDto, ScenarioDto, ScenarioQueryDto, ScenarioSummaryDto, UpdateScenarioDto, toScenarioDto } from './scenarios.dto';
 import { nextScenarioVersion } from './syllabus';
+import { likeContains } from '../../database/like-contains';
 
 /** Refuses two cases with one id: results and comparisons match cases by id. */
 function assertUniqueCaseIds(cases: { id: string }[]): void {
@@ -44,7 +45,7 @@ export class ScenariosService {
       .createQueryBuilder('scenario')
       .select(['scenario.id', 'scenario.name', 'scenario.description', 'scenario.metadata', 'scenario.version', 'scenario.createdAt', 'scenario.updatedAt'])
       .addSelect('jsonb_array_length(scenario.cases)', 'case_count');
-    if (query.q) builder.where('scenario.name ILIKE :q', { q: `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    if (query.q) builder.where('scenario.name ILIKE :q', { q: likeContains(query.q) });
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
     builder.addOrderBy('scenario.id', 'ASC').offset(query.page * query.size).limit(query.size);
     const [{ entities, raw }, total] = await Promise.all([builder.getRawAndEntities(), builder.getCount()]);
