@@ -9,11 +9,10 @@ import { CHAT_PLATFORM, type ChatPlatform } from '../platform';
 import { AddCustomerTagRequest, CustomerTagsResultDto, DeleteCustomerTagRequest, SendGroupMessageRequest, SendMessageRequest, SendMessageResponse, toSendMessageResponse } from './chat-tools.dto';
 import { contactReferenceProblem, planTagAdd, planTagRemove, resolveLibraryTags, tagSelectionProblem, type ContactReference } from './chat-tools.rules';
 import { GroupRoomMessages } from './group-room-messages.service';
+import { isUuidShaped } from '../../common/ids/uuid-shape';
 
 /** `contact_type` stored on single-chat tool sends (as the console send's `contactType` example). */
 const SINGLE_CONTACT_TYPE = 'single';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The tool-style operations (chat-management-api.md, "Tool-style endpoints"; issue 6): what the REST endpoints
@@ -149,7 +148,7 @@ export class ChatToolsService {
     const contactId = ref.contactId ?? undefined;
     const workChatUserId = ref.workChatUserId ?? undefined;
     if (contactId !== undefined) {
-      const contact = UUID.test(contactId) ? await manager.findOneBy(ExternalContactEntity, { tenantId, id: contactId, ...(workChatUserId !== undefined ? { workChatUserId } : {}) }) : null;
+      const contact = isUuidShaped(contactId) ? await manager.findOneBy(ExternalContactEntity, { tenantId, id: contactId, ...(workChatUserId !== undefined ? { workChatUserId } : {}) }) : null;
       if (!contact) throw new NotFoundException(`No contact ${contactId}${workChatUserId !== undefined ? ` of staff member ${workChatUserId}` : ''} in this tenant (not found).`);
       return contact;
     }

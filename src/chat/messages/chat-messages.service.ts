@@ -16,11 +16,10 @@ import { ChatContactsMessageDto, MessageCommentDto, MessageCommentRequest, SendC
 import { DELIVER_CHAT_MESSAGE } from './message-delivery.job';
 import { MessageCommentEntity } from './message-comment.entity';
 import { checkAttachment, checkFilePresence, MessageSendRefusal, parseSendRequest } from './message-send.rules';
+import { isUuidShaped } from '../../common/ids/uuid-shape';
 
 /** Storage namespace of message attachments. */
 export const MESSAGE_ATTACHMENT_NAMESPACE = 'chat-messages';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** An inbound message as the inbound pipeline hands it over (see {@link ChatMessagesService.storeInbound}). */
 export interface InboundMessageInput {
@@ -222,7 +221,7 @@ export class ChatMessagesService {
    * @throws NotFoundException (404) otherwise (another tenant's or contact's ids included)
    */
   async findMessage(tenantId: string, workChatUserId: string, contactId: string, messageId: string): Promise<ChatMessageEntity> {
-    const message = UUID.test(contactId) && UUID.test(messageId) ? await this.dataSource.manager.findOneBy(ChatMessageEntity, { tenantId, id: messageId, contactId, workChatUserId }) : null;
+    const message = isUuidShaped(contactId) && isUuidShaped(messageId) ? await this.dataSource.manager.findOneBy(ChatMessageEntity, { tenantId, id: messageId, contactId, workChatUserId }) : null;
     if (!message) throw new NotFoundException(`No message ${messageId} of contact ${contactId} of staff user ${workChatUserId} in this tenant.`);
     return message;
   }
@@ -253,7 +252,7 @@ export class ChatMessagesService {
     corpContext(corp);
     const quoteId = input.quoteChatMsgId?.toLowerCase();
     if (quoteId) {
-      const quoted = UUID.test(quoteId) && (await this.dataSource.manager.existsBy(ChatMessageEntity, { tenantId, contactId: contact.id, id: quoteId }));
+      const quoted = isUuidShaped(quoteId) && (await this.dataSource.manager.existsBy(ChatMessageEntity, { tenantId, contactId: contact.id, id: quoteId }));
       if (!quoted) throw new BadRequestException(`\`quoteChatMsgId\` ${input.quoteChatMsgId} is not a message of this contact.`);
     }
     const saved = await this.dataSource.transaction(async (manager) => {
@@ -286,7 +285,7 @@ export class ChatMessagesService {
   }
 
   private async findContact(manager: EntityManager, tenantId: string, workChatUserId: string, contactId: string): Promise<ExternalContactEntity> {
-    const contact = UUID.test(contactId) ? await manager.findOneBy(ExternalContactEntity, { tenantId, id: contactId, workChatUserId }) : null;
+    const contact = isUuidShaped(contactId) ? await manager.findOneBy(ExternalContactEntity, { tenantId, id: contactId, workChatUserId }) : null;
     if (!contact) throw new NotFoundException(`No contact ${contactId} of staff user ${workChatUserId} in this tenant.`);
     return contact;
   }

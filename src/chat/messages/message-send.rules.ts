@@ -1,4 +1,5 @@
 import { MESSAGE_TYPES, type MessageType } from './chat-message.entity';
+import { isUuidShaped } from '../../common/ids/uuid-shape';
 
 /**
  * Pure rules of `sendChatContactMessage` (chat-management-api.md, message-send multipart fields; issue 6,
@@ -30,7 +31,6 @@ export interface SendRequest {
 /** Longest `request` field, characters. */
 export const MAX_REQUEST_CHARS = 64 * 1024;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REQUEST_KEYS = new Set(['msgType', 'msgBody', 'quoteChatMsgId']);
 
 /**
@@ -60,7 +60,7 @@ export function parseSendRequest(text: unknown, maxTextChars: number): SendReque
   }
   const result: SendRequest = { msgType: msgType as MessageType };
   if (body.quoteChatMsgId !== undefined && body.quoteChatMsgId !== null) {
-    if (typeof body.quoteChatMsgId !== 'string' || !UUID.test(body.quoteChatMsgId)) throw new MessageSendRefusal(400, '`request.quoteChatMsgId` must be the id (uuid) of a message of this contact.');
+    if (!isUuidShaped(body.quoteChatMsgId)) throw new MessageSendRefusal(400, '`request.quoteChatMsgId` must be the id (uuid) of a message of this contact.');
     result.quoteChatMsgId = body.quoteChatMsgId.toLowerCase();
   }
   const msgBody = body.msgBody;
