@@ -1,4 +1,4 @@
-import type { ChatModelSettings } from './chat-model';
+import { createChatModel, type ChatModelSettings, type ToolCallingChatModel } from './chat-model';
 
 /**
  * The chat wing's default model (CHAT_LLM_BASE_URL, CHAT_LLM_MODEL, CHAT_LLM_API_KEY; AppConfig.chatLlm) as model
@@ -7,4 +7,19 @@ import type { ChatModelSettings } from './chat-model';
 export function chatLlmSettings(chatLlm: { baseUrl?: string; model?: string; apiKey?: string }): ChatModelSettings | null {
   if (!chatLlm.baseUrl || !chatLlm.model) return null;
   return { baseUrl: chatLlm.baseUrl, model: chatLlm.model, apiKey: chatLlm.apiKey ?? null };
+}
+
+/** The chat wing's model: its settings and one client for them. */
+export interface ChatLlm {
+  settings: ChatModelSettings;
+  model: ToolCallingChatModel;
+}
+
+/**
+ * The chat wing's model client, or null when none is configured. The configuration is fixed for the process, so a
+ * service builds it once (in its constructor), not per request.
+ */
+export function chatLlm(chatLlmConfig: { baseUrl?: string; model?: string; apiKey?: string }): ChatLlm | null {
+  const settings = chatLlmSettings(chatLlmConfig);
+  return settings && { settings, model: createChatModel(settings) };
 }

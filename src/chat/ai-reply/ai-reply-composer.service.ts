@@ -1,8 +1,8 @@
 import { HttpStatus, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ProblemException } from '../../common/http/problem-details';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { chatLlmSettings } from '../../llm/chat-llm-settings';
-import { createChatModel, type ToolCallingChatModel } from '../../llm/chat-model';
+import { chatLlm, type ChatLlm } from '../../llm/chat-llm-settings';
+import type { ToolCallingChatModel } from '../../llm/chat-model';
 import type { ToolCallRequest, ToolChatMessage } from '../../llm/tool-calling';
 import { ConversationGroupsService, type ConversationGroupConfiguration } from '../conversation-groups/conversation-groups.service';
 import { UserConversationsService } from '../conversations/user-conversations.service';
@@ -73,6 +73,8 @@ const REPLY_TEMPERATURE = 0.3;
 @Injectable()
 export class AiReplyComposer {
   private readonly logger = new Logger(AiReplyComposer.name);
+  /** CHAT_LLM_*'s client, built once; null when unset. */
+  private readonly llm: ChatLlm | null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -84,7 +86,9 @@ export class AiReplyComposer {
     private readonly variables: VariablesService,
     private readonly toolProviders: ToolProvidersService,
     private readonly interventionRules: InterventionRulesService,
-  ) {}
+  ) {
+    this.llm = chatLlm(config.chatLlm);
+  }
 
   /**
    * Builds the prompt (digital staff persona, the contact's conversation history incl. the latest inbound message —
@@ -98,8 +102,8 @@ export class AiReplyComposer {
    *   retries); `signal.reason` when aborted
    */
   async compose(input: ComposeReplyInput): Promise<ComposedReply> {
-    const settings = chatLlmSettings(this.config.chatLlm);
-    if (!settings) throw new ModelNotConfiguredError();
+    if (!this.llm) throw new ModelNotConfiguredError();
+    const { settings, model } = this.llm;
     const { tenantId, contactId, signal } = input;
     const limits = this.config.chatAiReply;
 
@@ -136,7 +140,6 @@ export class AiReplyComposer {
       limits: { historyMaxChars: limits.historyMaxChars, scriptMaxChars: limits.scriptMaxChars },
     });
 
-    const model = createChatModel(settings);
     const conversationMessages: ToolChatMessage[] = [...prompt.messages];
     const toolCalls: ComposedReply['toolCalls'] = [];
     let detectedIntent: ComposedReply['detectedIntent'] = null;

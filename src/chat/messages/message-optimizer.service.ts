@@ -2,8 +2,8 @@ import { BadGatewayException, BadRequestException, Inject, Injectable } from '@n
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { chatLlmSettings } from '../../llm/chat-llm-settings';
-import { createChatModel, type ChatMessage, type ChatModelSettings } from '../../llm/chat-model';
+import { chatLlm, type ChatLlm } from '../../llm/chat-llm-settings';
+import type { ChatMessage } from '../../llm/chat-model';
 import type { ChatMessageEntity } from './chat-message.entity';
 import { ChatMessagesService } from './chat-messages.service';
 import { MessageCommentEntity } from './message-comment.entity';
@@ -20,11 +20,16 @@ export const NO_CHAT_MODEL = 'no chat model configured: set CHAT_LLM_BASE_URL an
  */
 @Injectable()
 export class MessageOptimizerService {
+  /** CHAT_LLM_*'s client, built once; null when unset. */
+  private readonly llm: ChatLlm | null;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly messages: ChatMessagesService,
-  ) {}
+  ) {
+    this.llm = chatLlm(config.chatLlm);
+  }
 
   /**
    * Rewrites the caller's draft review (or saved comment) of a message into a clear, actionable one.
@@ -33,7 +38,7 @@ export class MessageOptimizerService {
    * @throws BadGatewayException (502) the model failed, timed out or answered nothing
    */
   async optimizeComment(tenantId: string, workChatUserId: string, contactId: string, messageId: string, reviewer: string, body: MessageCommentRequestOptimize): Promise<OptimizeDTO> {
-    const model = this.requireModel();
+    const llm = this.requireModel();
     const message = await this.messages.findMessage(tenantId, workChatUserId, contactId, messageId);
     let draft = body.content;
     if (draft === undefined) {
@@ -41,8 +46,8 @@ export class MessageOptimizerService {
       draft = saved?.content ?? undefined;
     }
     if (!draft?.trim()) throw new BadRequestException('Nothing to optimize: send `content` (your draft review) or save a comment with text first.');
-    const optimized = await this.complete(model, commentOptimizePrompt({ message: describe(message), draft }));
-    return { original: draft, optimized, advice: null, model: model.model };
+    const optimized = await this.complete(llm, commentOptimizePrompt({ message: describe(message), draft }));
+    return { original: draft, optimized, advice: null, model: llm.settings.model };
   }
 
   /**
@@ -52,25 +57,24 @@ export class MessageOptimizerService {
    * @throws BadGatewayException (502) the model failed, timed out or answered nothing
    */
   async optimizeAdvice(tenantId: string, workChatUserId: string, contactId: string, messageId: string, body: MessageAdviceOptimizerRequest): Promise<OptimizeDTO> {
-    const model = this.requireModel();
+    const llm = this.requireModel();
     const message = await this.messages.findMessage(tenantId, workChatUserId, contactId, messageId);
     if (message.msgType !== 'text' || !message.content) throw new BadRequestException(`Message ${messageId} is a ${message.msgType} message; only text messages can be rewritten.`);
-    const optimized = await this.complete(model, adviceOptimizePrompt({ message: message.content, advice: body.advice }));
-    return { original: message.content, optimized, advice: body.advice, model: model.model };
+    const optimized = await this.complete(llm, adviceOptimizePrompt({ message: message.content, advice: body.advice }));
+    return { original: message.content, optimized, advice: body.advice, model: llm.settings.model };
   }
 
   /** The chat wing's model (CHAT_LLM_*). @throws BadRequestException (400) none configured */
-  private requireModel(): ChatModelSettings {
-    const settings = chatLlmSettings(this.config.chatLlm);
-    if (!settings) throw new BadRequestException(NO_CHAT_MODEL);
-    return settings;
+  private requireModel(): ChatLlm {
+    if (!this.llm) throw new BadRequestException(NO_CHAT_MODEL);
+    return this.llm;
   }
 
-  private async complete(settings: ChatModelSettings, messages: ChatMessage[]): Promise<string> {
-    const { model } = settings;
+  private async complete(llm: ChatLlm, messages: ChatMessage[]): Promise<string> {
+    const { model } = llm.settings;
     let answer: string;
     try {
-      answer = await createChatModel(settings).complete(messages, { timeoutMs: this.config.chatLlm.timeoutMs, temperature: 0.3 });
+      answer = await llm.model.complete(messages, { timeoutMs: this.config.chatLlm.timeoutMs, temperature: 0.3 });
     } catch (error) {
       throw new BadGatewayException(`The chat model (${model}) failed: ${(error as Error).message}`);
     }
