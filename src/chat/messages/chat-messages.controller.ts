@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import {
   ApiBadGatewayResponse,
@@ -12,7 +12,7 @@ import {
   ApiPayloadTooLargeResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request } from 'express';
+import { CurrentPrincipal } from '../../common/auth/auth.decorators';
 import { UploadedFileCleanupInterceptor } from '../../common/http/uploaded-file-cleanup.interceptor';
 import { ChatAuth, CurrentTenant } from '../auth/chat-auth.decorators';
 import type { ChatPrincipal } from '../auth/chat-principal';
@@ -21,11 +21,6 @@ import { ChatMessagesService } from './chat-messages.service';
 import { MessageAdviceOptimizerRequest, MessageCommentRequestOptimize, OptimizeDTO } from './message-optimize.dto';
 import { MessageOptimizerService } from './message-optimizer.service';
 import { MessageUploadLimitInterceptor } from './message-upload-limit.interceptor';
-
-/** The reviewer of a request: the access token's subject. */
-function reviewerOf(request: Request): string {
-  return (request as Request & { principal?: ChatPrincipal }).principal?.subject ?? 'unknown';
-}
 
 /**
  * Contact messages on the console paths (chat-management-api.md, Console endpoints:
@@ -80,9 +75,9 @@ export class ChatMessagesController {
     @Param('workChatUserId') workChatUserId: string,
     @Param('contactId') contactId: string,
     @Param('id') id: string,
-    @Req() request: Request,
+    @CurrentPrincipal() principal: ChatPrincipal,
   ): Promise<MessageCommentDto> {
-    return this.messages.getComment(tenantId, workChatUserId, contactId, id, reviewerOf(request));
+    return this.messages.getComment(tenantId, workChatUserId, contactId, id, principal.subject);
   }
 
   @Post(':id/comment')
@@ -101,9 +96,9 @@ export class ChatMessagesController {
     @Param('contactId') contactId: string,
     @Param('id') id: string,
     @Body() body: MessageCommentRequest,
-    @Req() request: Request,
+    @CurrentPrincipal() principal: ChatPrincipal,
   ): Promise<MessageCommentDto> {
-    return this.messages.saveComment(tenantId, workChatUserId, contactId, id, reviewerOf(request), body);
+    return this.messages.saveComment(tenantId, workChatUserId, contactId, id, principal.subject, body);
   }
 
   @Post(':id/comment/optimize')
@@ -122,9 +117,9 @@ export class ChatMessagesController {
     @Param('contactId') contactId: string,
     @Param('id') id: string,
     @Body() body: MessageCommentRequestOptimize,
-    @Req() request: Request,
+    @CurrentPrincipal() principal: ChatPrincipal,
   ): Promise<OptimizeDTO> {
-    return this.optimizer.optimizeComment(tenantId, workChatUserId, contactId, id, reviewerOf(request), body);
+    return this.optimizer.optimizeComment(tenantId, workChatUserId, contactId, id, principal.subject, body);
   }
 
   @Post(':id/advice/optimize')

@@ -1,17 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import { CurrentPrincipal } from '../../common/auth/auth.decorators';
 import { Page } from '../../common/paging/page';
 import { ChatAuth, CurrentTenant } from '../auth/chat-auth.decorators';
 import type { ChatPrincipal } from '../auth/chat-principal';
 import { pageResultSchema } from '../common/page-result';
 import { CustomerTodoDto, CustomerTodoPageQuery, ProcessTodoRequest } from './customer-todos.dto';
 import { CustomerTodosService } from './customer-todos.service';
-
-/** Who processes a to-do: the access token's subject. */
-function callerOf(request: Request): string {
-  return (request as Request & { principal?: ChatPrincipal }).principal?.subject ?? 'unknown';
-}
 
 /**
  * Digital-staff customer to-dos (chat-management-api.md, Tenant API: `POST {T}/v1/chat/digitalStaff/customer/todo/process`
@@ -47,8 +42,9 @@ export class CustomerTodosController {
   @ApiOkResponse({ type: CustomerTodoDto })
   @ApiBadRequestResponse({ description: 'Invalid fields (todoId not a UUID, enableAi not a boolean, note too long).' })
   @ApiConflictResponse({ description: 'The to-do is already processed; or enableAi and its contact no longer exists.' })
-  process(@CurrentTenant() tenantId: string, @Req() request: Request, @Body() body: ProcessTodoRequest): Promise<CustomerTodoDto> {
-    return this.todos.process(tenantId, callerOf(request), body);
+  process(@CurrentTenant() tenantId: string, @CurrentPrincipal() principal: ChatPrincipal, @Body() body: ProcessTodoRequest): Promise<CustomerTodoDto> {
+    // who processes it: the access token's subject
+    return this.todos.process(tenantId, principal.subject, body);
   }
 
   @Get(':id')
