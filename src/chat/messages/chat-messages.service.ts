@@ -17,6 +17,7 @@ import { DELIVER_CHAT_MESSAGE } from './message-delivery.job';
 import { MessageCommentEntity } from './message-comment.entity';
 import { checkAttachment, checkFilePresence, MessageSendRefusal, parseSendRequest } from './message-send.rules';
 import { isUuidShaped } from '../../common/ids/uuid-shape';
+import { messageTextProblem } from '../mcp/chat-tools.rules';
 
 /** Storage namespace of message attachments. */
 export const MESSAGE_ATTACHMENT_NAMESPACE = 'chat-messages';
@@ -243,9 +244,8 @@ export class ChatMessagesService {
     tenantId: string,
     input: { contactId: string; workChatUserId: string; content: string; sender: MessageSender; quoteChatMsgId?: string; agentChatId?: string; contactType?: string },
   ): Promise<ChatContactsMessageDto> {
-    const maxChars = this.config.chatMessages.maxTextChars;
-    if (typeof input.content !== 'string' || input.content.trim() === '') throw new BadRequestException('`content` must be a non-empty text.');
-    if (input.content.length > maxChars) throw new BadRequestException(`\`content\` is ${input.content.length} characters; at most ${maxChars} (CHAT_MESSAGE_MAX_TEXT_CHARS).`);
+    const textProblem = messageTextProblem(input.content, this.config.chatMessages.maxTextChars);
+    if (textProblem) throw new BadRequestException(textProblem);
     const contact = await this.findContact(this.dataSource.manager, tenantId, input.workChatUserId, input.contactId);
     const corp = await this.dataSource.manager.findOneBy(WorkChatCorpEntity, { tenantId, id: contact.corpId });
     if (!corp) throw new NotFoundException(`The corp of contact ${input.contactId} no longer exists in this tenant.`);
