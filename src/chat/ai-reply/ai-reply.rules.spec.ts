@@ -11,8 +11,8 @@ import {
   ReplyPromptInput,
   sanitizeToolName,
   toolResultText,
-  validToolName,
 } from './ai-reply.rules';
+import { TOOL_NAME_PATTERN } from '../../llm/tool-calling';
 
 const op = (providerId: string, providerName: string, name: string) => ({ providerId, providerName, name, description: `does ${name}`, parameters: { type: 'object' } });
 
@@ -40,7 +40,7 @@ describe('buildToolCatalog', () => {
     const catalog = buildToolCatalog([op('p1', 'Same', 'x'), op('p2', 'Same', 'x'), op('p3', 'A', long), op('p4', 'B', long), op('p5', '***', 'x')]);
     const names = catalog.definitions.map((d) => d.name);
     expect(new Set(names).size).toBe(names.length);
-    for (const name of names) expect(validToolName(name)).toBe(true);
+    for (const name of names) expect(TOOL_NAME_PATTERN.test(name)).toBe(true);
     expect(names).toContain('Same__x');
     expect(names).toContain('Same__x_2');
     expect(names).toContain('provider__x');

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../llm/chat-model';
-import { TOOL_NAME_PATTERN, type ToolDefinition } from '../../llm/tool-calling';
+import type { ToolDefinition } from '../../llm/tool-calling';
 import { INTENT_NAME_PATTERN } from '../intent-records/intention-records.dto';
 import { formatVariableValue, renderTemplate, type TemplateVariables } from '../variables/template.rules';
 
@@ -103,11 +103,6 @@ function uniqueName(name: string, taken: ReadonlySet<string>): string {
     const candidate = `${name.slice(0, 64 - suffix.length)}${suffix}`;
     if (!taken.has(candidate)) return candidate;
   }
-}
-
-/** Checks that every name of a catalog is acceptable (used by the unit tests and as a guard). */
-export function validToolName(name: string): boolean {
-  return TOOL_NAME_PATTERN.test(name);
 }
 
 // ----------------------------------------------------------------------------------------------- intent report

@@ -20,9 +20,6 @@ export type DigitalStaffSandboxErrorCode =
   | 'timeout'
   | 'cancelled';
 
-/** Codes that mean "the thing the target names does not exist (or cannot be used)": a 404-like refusal. */
-export const SANDBOX_NOT_FOUND_CODES: ReadonlySet<DigitalStaffSandboxErrorCode> = new Set(['tenant_not_found', 'digital_staff_not_found', 'digital_staff_disabled', 'no_staff_user']);
-
 /**
  * The error DigitalStaffSandbox throws; `code` says which case (see {@link DigitalStaffSandboxErrorCode}), the
  * message names the tenant, digital staff or outcome reason. The evaluation wing's `digital_staff` channel maps it
