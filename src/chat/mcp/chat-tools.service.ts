@@ -104,7 +104,7 @@ export class ChatToolsService {
       const contact = await this.lockContact(manager, tenantId, found.id);
       const plan = planTagAdd(contact.tags, resolution.tags);
       if (plan.addTagIds.length === 0) return tagsResult(contact.id, false, [], [], contact.tags);
-      if (!isSandbox(contact)) await this.platform.markCustomerTags(ctx, { userId: contact.workChatUserId, externalUserId: contact.externalUserId, addTagIds: plan.addTagIds });
+      if (!contact.sandbox) await this.platform.markCustomerTags(ctx, { userId: contact.workChatUserId, externalUserId: contact.externalUserId, addTagIds: plan.addTagIds });
       await manager.update(ExternalContactEntity, { tenantId, id: contact.id }, { tags: plan.next });
       return tagsResult(contact.id, true, plan.addTagIds, [], plan.next);
     });
@@ -127,7 +127,7 @@ export class ChatToolsService {
       const contact = await this.lockContact(manager, tenantId, found.id);
       const plan = planTagRemove(contact.tags, input);
       if (plan.removed.length === 0) return tagsResult(contact.id, false, [], [], contact.tags);
-      if (plan.removeTagIds.length > 0 && !isSandbox(contact)) {
+      if (plan.removeTagIds.length > 0 && !contact.sandbox) {
         const corp = await findCorpById(manager, tenantId, contact.corpId);
         await this.platform.markCustomerTags(corpContext(corp), { userId: contact.workChatUserId, externalUserId: contact.externalUserId, removeTagIds: plan.removeTagIds });
       }
@@ -165,11 +165,6 @@ export class ChatToolsService {
     if (!contact) throw new NotFoundException(`No contact ${contactId} in this tenant (not found).`);
     return contact;
   }
-}
-
-/** An evaluation sandbox contact (chat_external_contact.sandbox, when that column exists): never sent to the platform. */
-function isSandbox(contact: ExternalContactEntity): boolean {
-  return (contact as { sandbox?: boolean }).sandbox === true;
 }
 
 function tagsResult(contactId: string, changed: boolean, addedTagIds: string[], removed: ExternalContactTag[], tags: ExternalContactTag[]): CustomerTagsResultDto {
