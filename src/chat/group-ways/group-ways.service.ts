@@ -190,7 +190,7 @@ export class GroupWaysService {
     const manager = this.dataSource.manager;
     const builder = manager.createQueryBuilder(GroupWayEntity, 'way').where('way.tenantId = :tenantId', { tenantId });
     if (query.corpName !== undefined) {
-      const corp = await manager.findOneBy(WorkChatCorpEntity, { tenantId, corpName: query.corpName });
+      const corp = await this.corpDirectory.findByName(tenantId, query.corpName);
       if (!corp) return toPage([], 0, query);
       builder.andWhere('way.corpId = :corpId', { corpId: corp.id });
     }
