@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import { WorkChatCorpEntity } from '../../corps/work-chat-corp.entity';
-import { TenantEntity } from '../../tenants/tenant.entity';
+import { TENANT_SLUG_PATTERN } from '../../tenants/tenant-slug';
+import { TenantsService } from '../../tenants/tenants.service';
 import { ChatPlatformEvents } from '../chat-platform-events';
 import {
   assertSignedAndFresh,
@@ -43,6 +44,7 @@ export class PlatformCallbackService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: ChatPlatformEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tenants: TenantsService,
   ) {}
 
   /**
@@ -61,13 +63,15 @@ export class PlatformCallbackService {
   }
 
   /**
-   * Finds the receiver of an event callback before its body is read.
+   * Finds the receiver of an event callback before its body is read. The tenant's status is read as the chat auth
+   * check reads it (TenantsService.lookup, reused for CHAT_AUTH_TENANT_CACHE_TTL_MS): this public path is where
+   * unauthenticated traffic lands.
    * @throws NotFoundException (404) unknown or disabled tenant, unknown corp, corp without callback keys
    */
   async receiver(tenantId: string, workCorpId: string): Promise<CallbackReceiver> {
     const noReceiver = () => new NotFoundException('No platform callback receiver at this address: the tenant has no corp with this platform corp id and callback keys.');
-    if (!/^[a-z][a-z0-9-]{1,62}$/.test(tenantId) || !/^[A-Za-z0-9_-]{1,64}$/.test(workCorpId)) throw noReceiver();
-    const tenant = await this.dataSource.getRepository(TenantEntity).findOneBy({ id: tenantId });
+    if (!TENANT_SLUG_PATTERN.test(tenantId) || !/^[A-Za-z0-9_-]{1,64}$/.test(workCorpId)) throw noReceiver();
+    const tenant = await this.tenants.lookup(tenantId);
     if (tenant?.status !== 'active') throw noReceiver();
     const corp = await this.dataSource.getRepository(WorkChatCorpEntity).findOneBy({ tenantId, workChatCorpId: workCorpId });
     if (!corp?.callbackToken || !corp.callbackAesKey) throw noReceiver();
