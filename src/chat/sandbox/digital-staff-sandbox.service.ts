@@ -64,12 +64,7 @@ export class DigitalStaffSandbox {
    * @throws DigitalStaffSandboxError `tenant_not_found` or `digital_staff_not_found`, naming which
    */
   async checkTarget(tenantId: string, digitalStaffId: string): Promise<void> {
-    if (!(await this.dataSource.manager.existsBy(TenantEntity, { id: tenantId }))) {
-      throw new DigitalStaffSandboxError('tenant_not_found', `chat tenant "${tenantId}" does not exist`);
-    }
-    if (!isUuidShaped(digitalStaffId) || !(await this.dataSource.manager.existsBy(DigitalStaffEntity, { tenantId, id: digitalStaffId }))) {
-      throw new DigitalStaffSandboxError('digital_staff_not_found', `digital staff ${digitalStaffId} does not exist in chat tenant "${tenantId}"`);
-    }
+    await this.findTargetStaff(tenantId, digitalStaffId);
   }
 
   /**
@@ -119,17 +114,28 @@ export class DigitalStaffSandbox {
   }
 
   /**
+   * The digital staff a target names, in an existing tenant (an active one with `activeTenant`), whatever the staff's
+   * own status.
+   * @throws DigitalStaffSandboxError `tenant_not_found` or `digital_staff_not_found`, naming which
+   */
+  private async findTargetStaff(tenantId: string, digitalStaffId: string, { activeTenant = false } = {}): Promise<DigitalStaffEntity> {
+    const manager = this.dataSource.manager;
+    const tenant = await manager.findOneBy(TenantEntity, { id: tenantId });
+    if (!tenant || (activeTenant && tenant.status !== 'active')) {
+      throw new DigitalStaffSandboxError('tenant_not_found', `chat tenant "${tenantId}" does not exist${tenant ? ' or is disabled' : ''}`);
+    }
+    const staff = isUuidShaped(digitalStaffId) ? await manager.findOneBy(DigitalStaffEntity, { tenantId, id: digitalStaffId }) : null;
+    if (!staff) throw new DigitalStaffSandboxError('digital_staff_not_found', `digital staff ${digitalStaffId} does not exist in chat tenant "${tenantId}"`);
+    return staff;
+  }
+
+  /**
    * The staff user the sandbox talks to: the oldest one bound to the digital staff, and its corp.
    * @throws DigitalStaffSandboxError tenant_not_found | digital_staff_not_found | digital_staff_disabled | no_staff_user
    */
   private async resolveStaff(tenantId: string, digitalStaffId: string): Promise<{ staffUser: WorkChatUserEntity; corp: WorkChatCorpEntity }> {
     const manager = this.dataSource.manager;
-    const tenant = await manager.findOneBy(TenantEntity, { id: tenantId });
-    if (!tenant || tenant.status !== 'active') {
-      throw new DigitalStaffSandboxError('tenant_not_found', `chat tenant "${tenantId}" does not exist${tenant ? ' or is disabled' : ''}`);
-    }
-    const staff = isUuidShaped(digitalStaffId) ? await manager.findOneBy(DigitalStaffEntity, { tenantId, id: digitalStaffId }) : null;
-    if (!staff) throw new DigitalStaffSandboxError('digital_staff_not_found', `digital staff ${digitalStaffId} does not exist in chat tenant "${tenantId}"`);
+    const staff = await this.findTargetStaff(tenantId, digitalStaffId, { activeTenant: true });
     if (!staff.enabled) throw new DigitalStaffSandboxError('digital_staff_disabled', `digital staff "${staff.name}" (${staff.id}) is disabled`);
     const staffUser = await manager.findOne(WorkChatUserEntity, { where: { tenantId, digitalStaffId }, order: { createdAt: 'ASC', id: 'ASC' } });
     if (!staffUser) {
