@@ -8,6 +8,7 @@ import { ConversationGroupsService, type ConversationGroupConfiguration } from '
 import { UserConversationsService } from '../conversations/user-conversations.service';
 import { DigitalStaffService } from '../digital-staff/digital-staff.service';
 import { InterventionRulesService } from '../intervention-rules/intervention-rules.service';
+import { ruleAppliesTo } from '../intervention-rules/intervention-rules.rules';
 import { ChatMessagesService } from '../messages/chat-messages.service';
 import { NO_CHAT_MODEL } from '../messages/message-optimizer.service';
 import { ScriptsService } from '../scripts/scripts.service';
@@ -211,7 +212,7 @@ export class AiReplyComposer {
    */
   private async knownIntents(tenantId: string, digitalStaffId: string, configuration: ConversationGroupConfiguration | null): Promise<string[]> {
     const rules = await this.interventionRules.enabledRules(tenantId);
-    const fromRules = rules.filter((rule) => rule.matchType === 'intent' && (rule.allContacts || rule.digitalStaffIds.includes(digitalStaffId))).flatMap((rule) => rule.patterns);
+    const fromRules = rules.filter((rule) => rule.matchType === 'intent' && ruleAppliesTo(rule, digitalStaffId)).flatMap((rule) => rule.patterns);
     const fromEvents = (configuration?.eventDefinitions ?? []).filter((event) => event.eventType === 'intent_detected').flatMap((event) => event.condition.intents ?? []);
     return [...fromRules, ...fromEvents];
   }

@@ -16,6 +16,11 @@ export interface InterventionRuleInput {
   reason: string;
 }
 
+/** Whether a rule covers the contacts of this digital staff: every contact, or the staff is among the rule's. */
+export function ruleAppliesTo(rule: Pick<InterventionRuleInput, 'allContacts' | 'digitalStaffIds'>, digitalStaffId: string | null | undefined): boolean {
+  return rule.allContacts || (!!digitalStaffId && rule.digitalStaffIds.includes(digitalStaffId));
+}
+
 /** The inbound customer message the rules look at. */
 export interface InterventionMessage {
   text: string;
@@ -94,7 +99,7 @@ export function matchInterventionRules(
   const decision: InterventionDecision = { matches: [], switchAiOff: false, createTodo: false, reasons: [], timedOut: [] };
   for (const rule of rules) {
     if (!rule.enabled) continue;
-    if (!rule.allContacts && !(message.digitalStaffId && rule.digitalStaffIds.includes(message.digitalStaffId))) continue;
+    if (!ruleAppliesTo(rule, message.digitalStaffId)) continue;
     let matched: string[] = [];
     if (rule.matchType === 'keywords') {
       matched = keywordsFound(normalized, rule.patterns);
