@@ -3,6 +3,7 @@ import { ChatMessageEntity } from '../../src/chat/messages/chat-message.entity';
 import { ChatMessagesService } from '../../src/chat/messages/chat-messages.service';
 import type { PlatformTagGroup } from '../../src/chat/platform/chat-platform.port';
 import { ChatPlatformSimulator } from '../../src/chat/platform/simulator/chat-platform-simulator';
+import { ChatInboundPipeline } from '../../src/chat/pipeline/chat-inbound-pipeline.service';
 import { eventually } from '../support/async';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { builtInToken, newClient, newTenant } from './support/chat-test-app';
@@ -268,6 +269,32 @@ describe('tool-style endpoints (REST, simulator)', () => {
       problem(await api(TAG_ADD(), readOnly).send({ contactId: contact.id, tagNames: ['Gold'], groupName: 'Level' }), 403, 'chat:write');
       problem(await api(TAG_DELETE(), readOnly).send({ contactId: contact.id, tagNames: ['VIP'] }), 403, 'chat:write');
       expect((await storedTags()).map((tag) => tag.tagName)).toEqual(['VIP']);
+    });
+  });
+
+  describe('inbound group message', () => {
+    it('is stored as a group message on the owner\'s contact with the customer, never answered, once per platform message id', async () => {
+      const pipeline = testApp.app.get(ChatInboundPipeline);
+      const event = {
+        type: 'message.received' as const,
+        tenantId: 'acme',
+        corpId: acme.id,
+        platformCorpId: acme.workChatCorpId,
+        occurredAt: new Date(),
+        msgId: 'wm-group-inbound-1',
+        chatType: 'group' as const,
+        userId: 'zhangsan',
+        externalUserId: contact.externalUserId,
+        chatId: room.chatId,
+        msgType: 'text' as const,
+        content: 'Hello, room',
+      };
+      const stored = await pipeline.receive(event);
+      expect(stored.created).toBe(true);
+      const row = await dataSourceOf(testApp).getRepository(ChatMessageEntity).findOneByOrFail({ id: stored.messageId });
+      expect(row).toMatchObject({ contactId: contact.id, contactType: 'group', direction: 'in', sender: 'customer', content: 'Hello, room' });
+      expect(await pipeline.outcomeOf('acme', stored.messageId)).toMatchObject({ status: 'skipped', reason: expect.stringContaining('group chat') });
+      expect(await pipeline.receive(event)).toEqual({ messageId: stored.messageId, created: false });
     });
   });
 });

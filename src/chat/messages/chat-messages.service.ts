@@ -35,6 +35,8 @@ export interface InboundMessageInput {
   platformMsgId: string;
   /** When the customer sent it. */
   sentAt: Date;
+  /** `group` for a message in a group chat; unset (null) for a single chat. */
+  contactType?: 'group';
 }
 
 /**
@@ -159,6 +161,7 @@ export class ChatMessagesService {
         status: 'received',
         platformMsgId: input.platformMsgId,
         sentAt: input.sentAt,
+        contactType: input.contactType ?? null,
       })
       .orIgnore()
       .returning(['id'])

@@ -12,7 +12,7 @@ import { GroupRoomEntity } from '../group-rooms/group-room.entity';
 import type { InterventionMatch } from '../intervention-rules/intervention-rules.rules';
 import { InterventionRulesService } from '../intervention-rules/intervention-rules.service';
 import type { MessageType } from '../messages/chat-message.entity';
-import { ChatMessagesService } from '../messages/chat-messages.service';
+import { ChatMessagesService, type InboundMessageInput } from '../messages/chat-messages.service';
 import { ChatPlatformEvents, type InboundMessageEvent } from '../platform/chat-platform-events';
 import { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';
 import type { TagsForMessage } from '../tag-rules/tag-rules.rules';
@@ -108,10 +108,7 @@ export class ChatInboundPipeline implements OnModuleInit, OnModuleDestroy {
     if (!contact) throw new NotFoundException(`Customer ${event.externalUserId} is not a known contact of staff user ${event.userId} in corp ${event.corpId}; sync the staff user's customers first.`);
     const facts = await this.facts(contact, event.content ?? '');
     const result = await this.dataSource.transaction(async (manager) => {
-      const { message, created } = await this.messages.storeInbound(
-        { tenantId: event.tenantId, corpId: event.corpId, contactId: contact.id, workChatUserId: contact.workChatUserId, msgType: event.msgType as MessageType, content: event.content ?? null, platformMsgId: event.msgId, sentAt: event.occurredAt },
-        manager,
-      );
+      const { message, created } = await this.messages.storeInbound(inboundMessage(event, contact), manager);
       if (!created) return { messageId: message.id, created };
       await this.process(manager, contact, message.id, facts);
       return { messageId: message.id, created };
@@ -288,15 +285,16 @@ export class ChatInboundPipeline implements OnModuleInit, OnModuleDestroy {
     const contact = await this.dataSource.getRepository(ExternalContactEntity).findOneBy({ tenantId: event.tenantId, corpId: event.corpId, externalUserId: event.externalUserId, workChatUserId: event.userId });
     if (!contact) return null;
     return this.dataSource.transaction(async (manager) => {
-      const { message, created } = await this.messages.storeInbound(
-        { tenantId: event.tenantId, corpId: event.corpId, contactId: contact.id, workChatUserId: contact.workChatUserId, msgType: event.msgType as MessageType, content: event.content ?? null, platformMsgId: event.msgId, sentAt: event.occurredAt },
-        manager,
-      );
+      const { message, created } = await this.messages.storeInbound({ ...inboundMessage(event, contact), contactType: 'group' }, manager);
       if (created) {
-        await manager.query(`UPDATE chat_message SET contact_type = 'group' WHERE tenant_id = $1 AND id = $2`, [event.tenantId, message.id]);
         await this.store.insertState(manager, { tenantId: event.tenantId, inboundMessageId: message.id, contactId: contact.id, digitalStaffId: null, status: 'skipped', reason: `A message in group chat "${room.name}": the digital staff does not reply in group chats.` });
       }
       return { messageId: message.id, created };
     });
   }
+}
+
+/** The stored form of an inbound platform message on the contact it belongs to. */
+function inboundMessage(event: InboundMessageEvent, contact: ExternalContactEntity): InboundMessageInput {
+  return { tenantId: event.tenantId, corpId: event.corpId, contactId: contact.id, workChatUserId: contact.workChatUserId, msgType: event.msgType as MessageType, content: event.content ?? null, platformMsgId: event.msgId, sentAt: event.occurredAt };
 }
