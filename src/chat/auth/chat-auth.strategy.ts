@@ -62,14 +62,23 @@ export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal>
   }
 
   async authenticate(request: Request, requirement: AuthRequirement): Promise<ChatPrincipal> {
+    const scope = scopeForMethod(request.method);
+    return this.authenticateWithScope(request, requirement, scope, `${request.method} operations need the ${scope} scope, which the token lacks.`);
+  }
+
+  /**
+   * {@link authenticate} with the scope a tenant route needs decided by the caller instead of by the HTTP method (the
+   * MCP endpoint: every message is a POST, its door needs `chat:read`), and the 403 for a token without it worded by
+   * the caller.
+   */
+  async authenticateWithScope(request: Request, requirement: AuthRequirement, scope: string, missingScopeMessage: string): Promise<ChatPrincipal> {
     const token = await this.verify(request);
     const principal: ChatPrincipal = { kind: 'chat-token', subject: token.subject, clientId: token.clientId, scopes: token.scopes, tenants: token.tenants };
     if (requirement.permission === CHAT_ACCESS.platformAdmin) {
       if (!token.scopes.includes(PLATFORM_ADMIN_SCOPE)) throw new ForbiddenException(`This operation needs the ${PLATFORM_ADMIN_SCOPE} scope, which the token lacks.`);
       return principal;
     }
-    const scope = scopeForMethod(request.method);
-    if (!token.scopes.includes(scope)) throw new ForbiddenException(`${request.method} operations need the ${scope} scope, which the token lacks.`);
+    if (!token.scopes.includes(scope)) throw new ForbiddenException(missingScopeMessage);
     principal.tenantId =
       requirement.permission === CHAT_ACCESS.tenantFromToken ? await this.tenantFromToken(token) : await this.tenantFromPath(request, token);
     return principal;

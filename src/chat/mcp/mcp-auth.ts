@@ -1,4 +1,4 @@
-import { applyDecorators, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { applyDecorators, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ApiNotFoundResponse, ApiParam, ApiSecurity, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
@@ -49,16 +49,15 @@ export class McpCredentialStrategy implements CredentialStrategy<ChatPrincipal> 
    *   another tenant, or a disabled tenant; NotFoundException (404) unknown tenant; 503 issuer keys unreachable
    */
   async authenticate(request: Request, requirement: AuthRequirement): Promise<ChatPrincipal> {
-    // ChatCredentialStrategy takes the scope from the HTTP method; seen as a read, the request needs chat:read.
-    const asRead = Object.create(request, { method: { value: 'GET', enumerable: true } }) as Request;
     try {
-      return await this.chatStrategy().authenticate(asRead, { ...requirement, strategy: ChatCredentialStrategy, permission: CHAT_ACCESS.tenantFromPath });
+      return await this.chatStrategy().authenticateWithScope(
+        request,
+        { ...requirement, strategy: ChatCredentialStrategy, permission: CHAT_ACCESS.tenantFromPath },
+        CHAT_READ_SCOPE,
+        `The MCP endpoint needs the ${CHAT_READ_SCOPE} scope (and ${CHAT_WRITE_SCOPE} to call tools), which the token lacks.`,
+      );
     } catch (error) {
       if (error instanceof UnauthorizedException) this.addResourceMetadata(request);
-      // The chat strategy words the scope refusal for the HTTP method it was shown; say what the MCP endpoint needs.
-      if (error instanceof ForbiddenException && error.message.startsWith(`GET operations need the ${CHAT_READ_SCOPE} scope`)) {
-        throw new ForbiddenException(`The MCP endpoint needs the ${CHAT_READ_SCOPE} scope (and ${CHAT_WRITE_SCOPE} to call tools), which the token lacks.`);
-      }
       throw error;
     }
   }
