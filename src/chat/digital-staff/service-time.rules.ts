@@ -129,19 +129,27 @@ export function isInServiceTime(config: ServiceTimeConfig, instant: Date): boole
  * @throws RangeError when the time zone is unknown
  */
 export function localDayAndMinute(timeZone: string, instant: Date): { day: number; minute: number } {
+  const local = localTime(timeZone, instant);
+  return { day: local.weekday, minute: local.hour * 60 + local.minute };
+}
+
+/**
+ * The wall-clock date and time of `instant` in `timeZone`: month 1..12, ISO weekday 1 (Monday) … 7, hour 0..23.
+ * @throws RangeError when the time zone is unknown
+ */
+export function localTime(timeZone: string, instant: Date): { year: number; month: number; day: number; weekday: number; hour: number; minute: number } {
   const parts = formatterFor(timeZone).formatToParts(instant);
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
-  const day = WEEKDAYS[part('weekday')];
-  const hour = Number(part('hour')) % 24;
-  const minute = Number(part('minute'));
-  if (!day || Number.isNaN(hour) || Number.isNaN(minute)) throw new RangeError(`Cannot read the local time of ${instant.toISOString()} in ${timeZone}.`);
-  return { day, minute: hour * 60 + minute };
+  const weekday = WEEKDAYS[part('weekday')];
+  const result = { year: Number(part('year')), month: Number(part('month')), day: Number(part('day')), weekday, hour: Number(part('hour')) % 24, minute: Number(part('minute')) };
+  if (!weekday || Object.values(result).some((value) => Number.isNaN(value))) throw new RangeError(`Cannot read the local time of ${instant.toISOString()} in ${timeZone}.`);
+  return result;
 }
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    formatter = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
     formatters.set(timeZone, formatter);
   }
   return formatter;

@@ -1,4 +1,4 @@
-import { isInServiceTime, minutesOfDay, type ServiceTimeConfig } from '../digital-staff/service-time.rules';
+import { isInServiceTime, localTime, minutesOfDay, type ServiceTimeConfig } from '../digital-staff/service-time.rules';
 
 /**
  * The out-of-service window of a digital staff (issue 6, "The inbound pipeline": the out-of-hours message is sent
@@ -22,7 +22,6 @@ export const NEVER_IN_SERVICE_START = new Date(0);
 /** Days looked back for the last window end: a week plus one day covers every weekly window. */
 const LOOKBACK_DAYS = 8;
 const DAY_MS = 24 * 60 * 60 * 1000;
-const dateFormatters = new Map<string, Intl.DateTimeFormat>();
 
 /**
  * The start of the out-of-service window that contains `instant`.
@@ -35,7 +34,7 @@ const dateFormatters = new Map<string, Intl.DateTimeFormat>();
 export function outOfServiceWindowStart(config: ServiceTimeConfig, instant: Date): Date | null {
   if (isInServiceTime(config, instant)) return null;
   if (config.windows.length === 0) return NEVER_IN_SERVICE_START;
-  const today = localDate(config.timeZone, instant);
+  const today = localTime(config.timeZone, instant);
   let latest: number | null = null;
   for (let back = 0; back <= LOOKBACK_DAYS; back++) {
     const date = new Date(Date.UTC(today.year, today.month - 1, today.day) - back * DAY_MS);
@@ -67,22 +66,7 @@ export function zonedInstant(timeZone: string, year: number, month: number, day:
 
 /** Minutes `timeZone` is ahead of UTC at `instant` (e.g. 480 for Asia/Shanghai). */
 export function offsetMinutes(timeZone: string, instant: Date): number {
-  const local = localDate(timeZone, instant);
+  const local = localTime(timeZone, instant);
   const asUtc = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute);
   return Math.round((asUtc - Math.floor(instant.getTime() / 60_000) * 60_000) / 60_000);
-}
-
-/** The local calendar date, ISO weekday (1 = Monday) and time of `instant` in `timeZone`. */
-function localDate(timeZone: string, instant: Date): { year: number; month: number; day: number; weekday: number; hour: number; minute: number } {
-  let formatter = dateFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-    dateFormatters.set(timeZone, formatter);
-  }
-  const parts = formatter.formatToParts(instant);
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
-  const weekday = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].indexOf(part('weekday')) + 1;
-  const result = { year: Number(part('year')), month: Number(part('month')), day: Number(part('day')), weekday, hour: Number(part('hour')) % 24, minute: Number(part('minute')) };
-  if (weekday === 0 || Object.values(result).some((value) => Number.isNaN(value))) throw new RangeError(`Cannot read the local time of ${instant.toISOString()} in ${timeZone}.`);
-  return result;
 }
