@@ -47,9 +47,7 @@ export class ChatToolsService {
         `AI replies are switched off for contact ${contact.id} (a person is handling this customer); switch them on (POST {C}/workChat/${contact.workChatUserId}/contact/external/${contact.id}/ai/switch) to let the digital staff send.`,
       );
     }
-    const message = await this.messages.sendTextByApi(tenantId, {
-      contactId: contact.id,
-      workChatUserId: contact.workChatUserId,
+    const message = await this.messages.sendTextByApi(contact, {
       content: input.content,
       sender: 'ai',
       quoteChatMsgId: input.quoteChatMsgId,

@@ -235,23 +235,23 @@ export class ChatMessagesService {
    * the MCP tool `send_message`, issue 6 "Tool-style endpoints"): the same store and durable delivery as
    * {@link send} — the row is written `pending` and DELIVER_CHAT_MESSAGE is enqueued in one transaction, so the
    * message shows in the contact's history like a console send and is delivered exactly like one.
-   * @param input.contactId chat_external_contact.id, a contact of the staff member `input.workChatUserId`
+   * @param contact the contact, read by the caller within the tenant
    * @param input.content the text: not blank, at most CHAT_MESSAGE_MAX_TEXT_CHARS characters
    * @param input.sender who wrote it (`ai` for the digital staff acting through a tool)
    * @returns the stored message (status `pending`)
    * @throws BadRequestException (400) blank or too long text, quoted message not of this contact
-   * @throws NotFoundException (404) the contact is not this staff member's contact in the tenant
+   * @throws NotFoundException (404) the contact's corp no longer exists
    * @throws ConflictException (409) the contact's corp is disabled
    */
   async sendTextByApi(
-    tenantId: string,
-    input: { contactId: string; workChatUserId: string; content: string; sender: MessageSender; quoteChatMsgId?: string; agentChatId?: string; contactType?: string },
+    contact: ExternalContactEntity,
+    input: { content: string; sender: MessageSender; quoteChatMsgId?: string; agentChatId?: string; contactType?: string },
   ): Promise<ChatContactsMessageDto> {
+    const tenantId = contact.tenantId;
     const textProblem = messageTextProblem(input.content, this.config.chatMessages.maxTextChars);
     if (textProblem) throw new BadRequestException(textProblem);
-    const contact = await this.findContact(this.dataSource.manager, tenantId, input.workChatUserId, input.contactId);
     const corp = await this.dataSource.manager.findOneBy(WorkChatCorpEntity, { tenantId, id: contact.corpId });
-    if (!corp) throw new NotFoundException(`The corp of contact ${input.contactId} no longer exists in this tenant.`);
+    if (!corp) throw new NotFoundException(`The corp of contact ${contact.id} no longer exists in this tenant.`);
     corpContext(corp);
     const quoteId = input.quoteChatMsgId?.toLowerCase();
     if (quoteId) {
