@@ -13,7 +13,7 @@ import { ModelConfigEntity } from '../model-configs/model-config.entity';
 import type { TranscriptTurn } from '../runs/case-result.entity';
 import { ANALYSE_CAMPAIGN } from './analysis-jobs';
 import { snapshotModelConfig } from './analysis-model';
-import { diagnosisMessages, FailureSample, narrationMessages, PromptCampaign, StoredDiagnosis, synthesisMessages, truncateText } from './analysis-prompts';
+import { diagnosisMessages, FailureSample, narrationMessages, PromptCampaign, synthesisMessages, truncateText } from './analysis-prompts';
 import { AnalysisReport, checkDiagnosisAnswer, checkReportAnswer } from './analysis-report.schema';
 import { AnalysisInterruptedError, askModel, AskOptions, ModelAnswerError } from './ask-model';
 import { CampaignAnalysisEntity } from './campaign-analysis.entity';
