@@ -1,4 +1,4 @@
-import { fromWireMessage, toWireMessages, toWireTools } from './tool-calling';
+import { fromWireMessage, parseToolArguments, toWireMessages, toWireTools } from './tool-calling';
 
 describe('tool calling wire translation', () => {
   it('maps system/user/assistant, assistant tool-call turns and tool results', () => {
@@ -62,5 +62,14 @@ describe('tool calling wire translation', () => {
     expect(fromWireMessage({ content: '' }, 'm')).toEqual({ kind: 'text', text: '' });
     expect(() => fromWireMessage({ content: null }, 'm')).toThrow(/neither text nor tool calls/);
     expect(() => fromWireMessage(undefined, 'm')).toThrow(/neither/);
+  });
+});
+
+describe('parseToolArguments', () => {
+  it('reads JSON arguments, takes blank ones as none, refuses what is not JSON', () => {
+    expect(parseToolArguments('{"q":"price","n":2}')).toEqual({ value: { q: 'price', n: 2 } });
+    expect(parseToolArguments('  ')).toEqual({ value: {} });
+    expect(parseToolArguments('[1]')).toEqual({ value: [1] });
+    expect(parseToolArguments('{"q":')).toBeUndefined();
   });
 });

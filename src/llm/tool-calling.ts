@@ -106,3 +106,15 @@ export function fromWireMessage(message: Pick<ChatCompletionMessage, 'content' |
   if (text === null) throw new Error(`The model ${model} returned neither text nor tool calls.`);
   return { kind: 'text', text };
 }
+
+/**
+ * The arguments of a tool call as the model sent them (JSON text; blank means none: `{}`).
+ * @returns the parsed value, or undefined when the text is not valid JSON
+ */
+export function parseToolArguments(argumentsJson: string): { value: unknown } | undefined {
+  try {
+    return { value: argumentsJson.trim() ? JSON.parse(argumentsJson) : {} };
+  } catch {
+    return undefined;
+  }
+}

@@ -3,7 +3,7 @@ import { ProblemException } from '../../common/http/problem-details';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { chatLlm, type ChatLlm } from '../../llm/chat-llm-settings';
 import type { ToolCallingChatModel } from '../../llm/chat-model';
-import type { ToolCallRequest, ToolChatMessage } from '../../llm/tool-calling';
+import { parseToolArguments, type ToolCallRequest, type ToolChatMessage } from '../../llm/tool-calling';
 import { ConversationGroupsService, type ConversationGroupConfiguration } from '../conversation-groups/conversation-groups.service';
 import { UserConversationsService } from '../conversations/user-conversations.service';
 import { DigitalStaffService } from '../digital-staff/digital-staff.service';
@@ -186,16 +186,14 @@ export class AiReplyComposer {
   private async callTool(tenantId: string, catalog: ToolCatalog, call: ToolCallRequest, record: ComposedReply['toolCalls']): Promise<unknown> {
     const target = catalog.operations.get(call.name);
     if (!target) return { ok: false, error: 'unknown_function', message: `There is no function "${call.name}".` };
-    let args: unknown;
-    try {
-      args = call.arguments.trim() ? JSON.parse(call.arguments) : {};
-    } catch {
+    const args = parseToolArguments(call.arguments);
+    if (!args) {
       record.push({ providerId: target.providerId, operation: target.operation, ok: false, durationMs: 0 });
       return { ok: false, error: 'invalid_arguments', message: 'The arguments are not valid JSON.' };
     }
     const started = Date.now();
     try {
-      const result = await this.toolProviders.call(tenantId, target.providerId, target.operation, args);
+      const result = await this.toolProviders.call(tenantId, target.providerId, target.operation, args.value);
       record.push({ providerId: target.providerId, operation: target.operation, ok: result.ok, status: result.status, durationMs: result.durationMs });
       return { ok: result.ok, status: result.status, body: result.body };
     } catch (error) {

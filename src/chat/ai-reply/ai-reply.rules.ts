@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../llm/chat-model';
-import type { ToolDefinition } from '../../llm/tool-calling';
+import { parseToolArguments, type ToolDefinition } from '../../llm/tool-calling';
 import { INTENT_NAME_PATTERN } from '../intent-records/intention-records.dto';
 import { formatVariableValue, renderTemplate, type TemplateVariables } from '../variables/template.rules';
 
@@ -115,12 +115,9 @@ export type IntentReport = { ok: true; intent: { name: string; confidence: numbe
  * (INTENT_NAME_PATTERN, trimmed), `confidence` a number 0..1 (clamped) or absent/null.
  */
 export function parseIntentReport(argumentsJson: string): IntentReport {
-  let args: unknown;
-  try {
-    args = argumentsJson.trim() ? JSON.parse(argumentsJson) : {};
-  } catch {
-    return { ok: false, error: 'The arguments are not valid JSON.' };
-  }
+  const parsed = parseToolArguments(argumentsJson);
+  if (!parsed) return { ok: false, error: 'The arguments are not valid JSON.' };
+  const args = parsed.value;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return { ok: false, error: 'The arguments must be a JSON object.' };
   const { intent, confidence } = args as { intent?: unknown; confidence?: unknown };
   const name = typeof intent === 'string' ? intent.trim() : '';
