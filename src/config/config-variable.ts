@@ -1,0 +1,194 @@
+import 'reflect-metadata';
+import { plainToInstance } from 'class-transformer';
+import { getMetadataStorage, validateSync } from 'class-validator';
+
+/** Unit of a configuration variable's value, printed in docs/configuration.md. */
+export type ConfigUnit = 'ms' | 's' | 'bytes' | 'chars' | 'count' | 'url' | 'path' | 'list' | 'flag' | 'text' | 'port';
+
+/**
+ * What one environment variable means, declared beside the code that reads it (DESIGN.md, "Config lives with the
+ * feature that reads it"). The validation stays on class-validator decorators of the same property; its default is the
+ * property initializer (or `defaultText` when the default is derived from another variable).
+ */
+export interface ConfigVariableMetadata {
+  /** Section of docs/configuration.md, e.g. "Chat platform". */
+  group: string;
+  /** One line: what the variable does and what happens at its limit. */
+  description: string;
+  unit?: ConfigUnit;
+  /** Shown instead of the initializer, for derived defaults (`http://localhost:$PORT`). */
+  defaultText?: string;
+  /** A credential: its value is never printed, logged or returned. */
+  secret?: boolean;
+}
+
+/** One documented variable, as {@link describeConfiguration} lists it. */
+export interface DescribedVariable extends ConfigVariableMetadata {
+  name: string;
+  wing: string;
+  /** The default as text (`unset` when there is none). */
+  defaultValue: string;
+  /** Accepted values derived from the validators: `1..65535`, `one of: a, b`, `≥ 1024`. */
+  allowed: string;
+}
+
+const METADATA_KEY = Symbol('atrium:config-variables');
+
+/**
+ * Declares one environment variable on a wing's variables class. Every property of such a class must carry it: the
+ * loader refuses an undocumented variable at start-up, so docs/configuration.md can't fall behind the code.
+ */
+export function ConfigVariable(metadata: ConfigVariableMetadata): PropertyDecorator {
+  return (target, property) => {
+    const owner = target.constructor;
+    const known: Map<string, ConfigVariableMetadata> = Reflect.getOwnMetadata(METADATA_KEY, owner) ?? new Map();
+    known.set(String(property), metadata);
+    Reflect.defineMetadata(METADATA_KEY, known, owner);
+  };
+}
+
+/** Resolved core values every wing may derive its defaults from. */
+export interface ConfigBase {
+  port: number;
+  dataDir: string;
+}
+
+/**
+ * A wing's (or the shared core's) configuration: the class of its environment variables and how they become its slice
+ * of {@link import('./app-config').AppConfig}.
+ */
+export interface ConfigDeclaration<Vars extends object = object, Slice extends object = object> {
+  /** `core`, `chat`, `deploy`, `evaluation`. */
+  wing: string;
+  variables: new () => Vars;
+  /** Cross-variable rules; each returned line is `NAME: problem`. */
+  check?: (vars: Vars) => string[];
+  /** Builds the typed slice (absolute paths, derived defaults). */
+  resolve: (vars: Vars, base: ConfigBase) => Slice;
+}
+
+/** Thrown at start-up when an environment variable is invalid; the message names each bad variable. */
+export class ConfigurationError extends Error {}
+
+/** Identity helper that keeps the slice type of a declaration. */
+export function declareConfig<Vars extends object, Slice extends object>(declaration: ConfigDeclaration<Vars, Slice>): ConfigDeclaration<Vars, Slice> {
+  return declaration;
+}
+
+/** Splits `a, b,,c` into `['a','b','c']` (class-transformer `@Transform` for list variables). */
+export const toList = ({ value }: { value: unknown }) =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : value;
+
+function variablesOf(declaration: ConfigDeclaration): Map<string, ConfigVariableMetadata> {
+  return Reflect.getOwnMetadata(METADATA_KEY, declaration.variables) ?? new Map();
+}
+
+/**
+ * Validates `env` against every declaration and merges their slices into one object.
+ * @param env usually `process.env`; empty strings count as unset
+ * @param declarations the core first (it gives `port` and `dataDir`), then each wing
+ * @throws ConfigurationError naming every invalid variable, a variable declared twice or a property without metadata
+ */
+export function loadConfiguration<Config>(env: NodeJS.ProcessEnv, declarations: readonly ConfigDeclaration<any, any>[]): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const parsed = declarations.map((declaration) => {
+    const vars = plainToInstance(declaration.variables, present, { exposeDefaultValues: true, excludeExtraneousValues: false });
+    const documented = variablesOf(declaration);
+    const validated = getMetadataStorage()
+      .getTargetValidationMetadatas(declaration.variables, '', true, false)
+      .map((rule) => rule.propertyName);
+    for (const name of new Set([...Object.keys(new declaration.variables()), ...validated])) {
+      if (!documented.has(name)) problems.push(`${name}: declared without @ConfigVariable (${declaration.wing})`);
+    }
+    for (const name of documented.keys()) {
+      if (seen.has(name)) problems.push(`${name}: declared twice`);
+      seen.add(name);
+    }
+    for (const error of validateSync(vars, { whitelist: false, forbidUnknownValues: false })) {
+      if (documented.has(error.property)) problems.push(`${error.property}: ${Object.values(error.constraints ?? {}).join('; ')}`);
+    }
+    return { declaration, vars };
+  });
+  if (problems.length === 0) {
+    for (const { declaration, vars } of parsed) problems.push(...(declaration.check?.(vars) ?? []));
+  }
+  if (problems.length > 0) throw new ConfigurationError(`Invalid configuration:\n  ${[...new Set(problems)].join('\n  ')}`);
+  let base: ConfigBase | undefined;
+  const merged: Record<string, unknown> = {};
+  for (const { declaration, vars } of parsed) {
+    const slice = declaration.resolve(vars, base ?? ({ port: 0, dataDir: '' } as ConfigBase));
+    if (!base) base = slice as unknown as ConfigBase;
+    Object.assign(merged, slice);
+  }
+  return merged as Config;
+}
+
+function allowedOf(variables: Function, property: string): string {
+  const rules = getMetadataStorage()
+    .getTargetValidationMetadatas(variables, '', true, false)
+    .filter((rule) => rule.propertyName === property);
+  const constraint = (name: string) => rules.find((rule) => rule.name === name || rule.type === name)?.constraints?.[0];
+  const min = constraint('min');
+  const max = constraint('max');
+  const choices = constraint('isIn');
+  if (Array.isArray(choices)) return `one of: ${choices.join(', ')}`;
+  if (min !== undefined && max !== undefined) return `${min}..${max}`;
+  if (min !== undefined) return `≥ ${min}`;
+  if (max !== undefined) return `≤ ${max}`;
+  if (rules.some((rule) => rule.name === 'isUrl')) return 'URL';
+  if (rules.some((rule) => rule.name === 'isInt')) return 'integer';
+  return '';
+}
+
+/**
+ * Lists every declared variable with its metadata, default and accepted values, in declaration order (for the
+ * generated docs/configuration.md).
+ */
+export function describeConfiguration(declarations: readonly ConfigDeclaration<any, any>[]): DescribedVariable[] {
+  return declarations.flatMap((declaration) => {
+    const defaults = new declaration.variables() as Record<string, unknown>;
+    return [...variablesOf(declaration)].map(([name, metadata]) => {
+      const value = defaults[name];
+      const defaultValue = metadata.defaultText ?? (value === undefined ? 'unset' : Array.isArray(value) ? value.join(',') || '(empty)' : String(value));
+      return { name, wing: declaration.wing, ...metadata, defaultValue, allowed: allowedOf(declaration.variables, name) };
+    });
+  });
+}
+
+/**
+ * Renders docs/configuration.md from the declarations: one section per wing and group, one table row per variable.
+ * @returns Markdown text ending in a newline
+ */
+export function renderConfigurationDoc(declarations: readonly ConfigDeclaration<any, any>[]): string {
+  const rows = describeConfiguration(declarations);
+  const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const lines = [
+    '# Configuration',
+    '',
+    '<!-- Generated by `npm run docs:config` from the @ConfigVariable declarations; a test fails when this page and the code differ. Do not edit by hand. -->',
+    '',
+    'Atrium reads its configuration from environment variables, validated at start-up: a wrong value stops the start with a message naming the variable. An empty value counts as unset. Sizes are bytes, durations milliseconds unless the unit says otherwise. Secrets are never logged or returned.',
+    '',
+  ];
+  const wingTitles: Record<string, string> = { core: 'Core', chat: 'Chat management service', deploy: 'Deployment gateway', evaluation: 'Evaluation platform' };
+  for (const wing of [...new Set(rows.map((row) => row.wing))]) {
+    lines.push(`## ${wingTitles[wing] ?? wing}`, '');
+    const ofWing = rows.filter((row) => row.wing === wing);
+    for (const group of [...new Set(ofWing.map((row) => row.group))]) {
+      lines.push(`### ${group}`, '', '| variable | default | unit | accepted | meaning |', '|---|---|---|---|---|');
+      for (const row of ofWing.filter((candidate) => candidate.group === group)) {
+        const meaning = row.secret ? `${row.description} (secret)` : row.description;
+        lines.push(`| \`${row.name}\` | ${cell(row.defaultValue === 'unset' ? 'unset' : `\`${row.defaultValue}\``)} | ${row.unit ?? ''} | ${cell(row.allowed)} | ${cell(meaning)} |`);
+      }
+      lines.push('');
+    }
+  }
+  return lines.join('\n');
+}
