@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { MulterError } from 'multer';
-import { PROBLEM_CONTENT_TYPE, ProblemDetails, toProblem } from './problem-details';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_HEADERS, ProblemDetails, ProblemWithHeaders, toProblem } from './problem-details';
 
 const MULTER_STATUS: Record<string, number> = {
   LIMIT_FILE_SIZE: 413,
@@ -50,15 +50,21 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 export function problemFor(request: Request, error: unknown, logger: Logger): ProblemDetails {
   const instance = request.originalUrl?.split('?')[0] ?? request.url;
   const problem = frameworkErrorToProblem(error, instance) ?? toProblem(error, instance);
-  if (problem.status >= 500) logger.error(`${request.method} ${instance} failed`, (error as Error)?.stack);
+  if (problem.status >= 500 && problem.status !== 503) {
+    const id = typeof problem.errorId === 'string' ? ` (errorId ${problem.errorId})` : '';
+    logger.error(`${request.method} ${instance} failed${id}`, (error as Error)?.stack ?? String(error));
+  } else if (problem.status === 503) {
+    logger.warn(`${request.method} ${instance} answered 503: ${(error as Error)?.message ?? String(error)}`);
+  }
   return problem;
 }
 
 /** Sends `problem` as `application/problem+json` unless a response already started. */
-export function writeProblem(response: Response, problem: ProblemDetails): void {
+export function writeProblem(response: Response, problem: ProblemWithHeaders): void {
   if (response.headersSent) {
     response.end();
     return;
   }
+  for (const [name, value] of Object.entries(problem[PROBLEM_HEADERS] ?? {})) response.setHeader(name, value);
   response.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }

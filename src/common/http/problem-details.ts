@@ -1,4 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { classifyDatabaseError } from './database-problem';
 
 /** RFC 9457 problem details, the body of every error response (DESIGN.md, Request pipeline). */
 export interface ProblemDetails {
@@ -14,6 +16,12 @@ export interface ProblemDetails {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/** Response headers that travel with a problem (e.g. `Retry-After`); a symbol key, so never serialised into the body. */
+export const PROBLEM_HEADERS = Symbol('problem-headers');
+
+/** A problem with the headers its response must carry. */
+export type ProblemWithHeaders = ProblemDetails & { [PROBLEM_HEADERS]?: Record<string, string> };
+
 /**
  * An HTTP error carrying problem-details extension members (e.g. the blocked-command `rule` of the gateway).
  * @param status HTTP status code
@@ -25,6 +33,8 @@ export class ProblemException extends HttpException {
     status: HttpStatus,
     detail: string,
     readonly extensions: Record<string, unknown> = {},
+    /** Response headers, e.g. `{ 'Retry-After': '30' }` on a 429 or 503. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(detail, status);
   }
@@ -43,14 +53,22 @@ export function reasonPhrase(status: number): string {
 }
 
 /**
- * Converts anything thrown into a problem body. Unknown errors become an opaque 500 (no message, no stack), so
- * nothing internal leaks; the caller logs the original.
+ * Converts anything thrown into a problem body. Database failures map by SQLSTATE (`classifyDatabaseError`: 409, 400
+ * naming the column, or 503 with `Retry-After`). Other unknown errors become an opaque 500 with an `errorId` (no
+ * message, no stack), so nothing internal leaks; the caller logs the original with the same id.
  * @param error what was thrown
  * @param instance the request path
  */
-export function toProblem(error: unknown, instance: string): ProblemDetails {
+export function toProblem(error: unknown, instance: string): ProblemWithHeaders {
   if (!(error instanceof HttpException)) {
-    return { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'An unexpected error occurred.', instance };
+    const database = classifyDatabaseError(error);
+    if (database) {
+      const problem: ProblemWithHeaders = { type: 'about:blank', title: reasonPhrase(database.status), status: database.status, detail: database.detail, instance };
+      if (database.field) problem.errors = [{ field: database.field, messages: [database.detail] }];
+      if (database.retryAfterSeconds) problem[PROBLEM_HEADERS] = { 'Retry-After': String(database.retryAfterSeconds) };
+      return problem;
+    }
+    return { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'An unexpected error occurred.', instance, errorId: randomUUID() };
   }
   const status = error.getStatus();
   const response = error.getResponse();
@@ -63,6 +81,9 @@ export function toProblem(error: unknown, instance: string): ProblemDetails {
     else if (typeof body.message === 'string') problem.detail = body.message;
     if (body.errors) problem.errors = body.errors;
   }
-  if (error instanceof ProblemException) Object.assign(problem, error.extensions);
+  if (error instanceof ProblemException) {
+    Object.assign(problem, error.extensions);
+    if (Object.keys(error.headers).length > 0) (problem as ProblemWithHeaders)[PROBLEM_HEADERS] = error.headers;
+  }
   return problem;
 }
