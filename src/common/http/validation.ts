@@ -1,4 +1,5 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { undeclaredNullFields } from './null-fields';
 
 /** Flattens nested class-validator errors into `{ field: 'a.b[0].c', messages }` entries. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): { field: string; messages: string[] }[] {
@@ -9,12 +10,26 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   });
 }
 
+/** ValidationPipe that also refuses `null` in fields whose `@ApiProperty` does not declare `nullable: true`. */
+class AtriumValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const result = await super.transform(value, metadata);
+    const nulls = metadata.type === 'body' ? undeclaredNullFields(result) : [];
+    if (nulls.length > 0) {
+      const errors = nulls.map((field) => ({ field, messages: [`${field} must not be null (omit it to leave it unchanged)`] }));
+      throw new BadRequestException({ message: `Invalid request: ${errors.map((entry) => `${entry.field} (${entry.messages[0]})`).join('; ')}`, errors });
+    }
+    return result;
+  }
+}
+
 /**
  * The global ValidationPipe (DESIGN.md, Request pipeline): unknown fields are refused, values transformed to the
- * DTO's types; a failure is a 400 problem with one `errors[]` entry per field.
+ * DTO's types, and `null` only where the field is declared `nullable: true` (issue 22); a failure is a 400 problem
+ * with one `errors[]` entry per field.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new AtriumValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
