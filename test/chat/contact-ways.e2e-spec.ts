@@ -153,10 +153,11 @@ describe('contact ways', () => {
       await api('put', `${T}/abc/setDefault`).expect(400);
     });
 
-    it('surfaces platform refusals as the port\'s problem details (a corp without a platform secret → 502 with the errcode)', async () => {
-      const failed = await api('post', T).send({ corpName: 'Acme Unconfigured', name: 'x', workChatUserIds: ['sunqi'] }).expect(502);
+    it('surfaces platform refusals as the port\'s problem details (a corp without a platform secret → 409 naming the setting, with the errcode)', async () => {
+      const failed = await api('post', T).send({ corpName: 'Acme Unconfigured', name: 'x', workChatUserIds: ['sunqi'] }).expect(409);
       expect(failed.headers['content-type']).toMatch(/application\/problem\+json/);
-      expect(failed.body).toMatchObject({ status: 502, platformOperation: 'createContactWay', platformErrorCode: 41004 });
+      expect(failed.body).toMatchObject({ status: 409, platformOperation: 'createContactWay', platformErrorCode: 41004 });
+      expect(failed.body.detail).toContain('set `secret` on the corp');
       expect(failed.body.detail).toContain('The corp has no platform secret configured.');
       const [{ count }] = await db().query('SELECT count(*)::int AS count FROM chat_contact_way WHERE corp_id = $1', [noSecret.id]);
       expect(count).toBe(0);

@@ -10,7 +10,7 @@ import { CHAT_PLATFORM, type ChatCorpContext, type ChatPlatform } from '../../sr
 import { HttpChatPlatform } from '../../src/chat/platform/http-chat-platform';
 import { ChatPlatformSimulator } from '../../src/chat/platform/simulator/chat-platform-simulator';
 import { toProblem } from '../../src/common/http/problem-details';
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/app.config';
 import { startChatPlatformModule } from '../support/chat-platform-module';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -116,7 +116,7 @@ describe('chat platform simulator (issue 5: the enterprise chat platform port)',
     const longState = await platformFailure(platform.createContactWay(ctx, { type: 1, scene: 2, userIds: ['a'], state: 'x'.repeat(31) }));
     expect(longState.errmsg).toBe('state exceeds 30 characters');
     const noSecret = await platformFailure(platform.listStaff({ ...ctx, secret: '' }));
-    expect(toProblem(noSecret, '/x')).toMatchObject({ status: 502, platformErrorCode: 41004 });
+    expect(toProblem(noSecret, '/x')).toMatchObject({ status: 409, platformErrorCode: 41004 });
     expect((await platformFailure(platform.getExternalContact(ctx, 'wm-nobody'))).errcode).toBe(40096);
     expect((await platformFailure(platform.getGroupChat(ctx, 'wr-nothing'))).errcode).toBe(40058);
     expect((await platformFailure(platform.createGroupWay(ctx, { scene: 2, chatIds: ['wr-nothing'] }))).errcode).toBe(40058);

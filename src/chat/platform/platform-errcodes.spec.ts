@@ -12,8 +12,12 @@ describe('platform errcode mapping', () => {
     expect(classifyPlatformFailure({ kind: 'errcode', errcode: 45001 }).status).toBe(413);
   });
 
+  it('maps a corp without a secret to 409: the client sets it (issue 22)', () => {
+    expect(classifyPlatformFailure({ kind: 'errcode', errcode: 41004 })).toEqual({ status: 409, retryable: false });
+  });
+
   it('maps credential and permission problems to a 502 that is not retried', () => {
-    for (const errcode of [40001, 40013, 41004, 40014, 42001, 48002, 60011, 60020]) {
+    for (const errcode of [40001, 40013, 40014, 42001, 48002, 60011, 60020]) {
       expect(classifyPlatformFailure({ kind: 'errcode', errcode })).toEqual({ status: 502, retryable: false });
     }
   });

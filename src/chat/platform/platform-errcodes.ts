@@ -8,7 +8,8 @@
  * | errcode 40071 (tag name already exists) | 409 | no | state conflict on the platform |
  * | errcode 45001 (media too large) | 413 | no | the attachment exceeds the platform's limit |
  * | errcode -1 (system busy), 45009 (rate limit) | 502 | yes | transient on the platform |
- * | credential errcodes (40001, 40013, 41004, 40014, 42001 after the one refresh) and permission errcodes (48002, 60011, 60020) | 502 | no | the corp's platform setup must be fixed |
+ * | no secret configured on the corp (41004) | 409 | no | the client sets the corp's `secret` |
+ * | credential errcodes (40001, 40013, 40014, 42001 after the one refresh) and permission errcodes (48002, 60011, 60020) | 502 | no | the corp's platform setup must be fixed |
  * | any other errcode | 502 | no | platform refused for a reason we do not know |
  * | HTTP 5xx after retries, network error | 502 | yes | platform unavailable |
  * | HTTP status other than 2xx/5xx, a reply that is not the expected JSON | 502 | no | platform misbehaving |
@@ -44,7 +45,8 @@ export const ERRCODE_RULES: ReadonlyMap<number, ErrcodeRule> = new Map<number, E
   [40001, setup('The chat platform rejected the corp\'s secret; update the corp\'s platform credentials.')],
   [40013, setup('The chat platform does not know the corp id; check the corp\'s platform corp id.')],
   [41002, setup('The corp has no platform corp id configured.')],
-  [41004, setup('The corp has no platform secret configured.')],
+  // The client can fix this itself (DESIGN.md: a setting the client must fix first is 409, never 5xx).
+  [41004, { status: 409, retryable: false, hint: 'The corp has no platform secret configured: set `secret` on the corp (PUT /api/{tenant}/console/workChat/corps/{id}).' }],
   [40014, setup('The chat platform rejected the access token even after a refresh; check the corp\'s credentials.')],
   [42001, setup('The chat platform reported the access token expired even after a refresh; check the corp\'s credentials.')],
   [41001, setup('The chat platform received no access token; check the corp\'s credentials.')],
