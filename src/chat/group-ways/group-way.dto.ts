@@ -88,8 +88,8 @@ export class ChatGroupWayRequestV1 {
 
 /** Body of `PUT …/chat/group/way/conversationGroupId` (GroupWayConversationGroupIdRequestV1). */
 export class GroupWayConversationGroupIdRequestV1 {
-  @ApiProperty({ description: 'Id (int64) of the group way.', type: 'integer', format: 'int64', example: 1 })
-  @IsInt() @Min(1)
+  @ApiProperty({ description: 'Id (int64) of the group way. As a JSON number it must be exact, so at most 2^53 − 1 (ids are far below it).', type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, example: 1 })
+  @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER)
   id: number;
 
   @ApiProperty({ description: 'The conversation group customers joining through the way enter; null removes the assignment.', type: String, nullable: true, maxLength: 64, pattern: CONVERSATION_GROUP_ID_PATTERN.source, example: 'vip-onboarding' })

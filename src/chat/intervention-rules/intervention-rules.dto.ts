@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMinSize, IsArray, IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
 import { PageQueryDto } from '../../common/paging/page';
 import { INTERVENTION_MATCH_TYPES, InterventionMatchType, InterventionRuleEntity } from './intervention-rule.entity';
 
@@ -79,11 +79,11 @@ export class InterventionRuleAction {
  */
 export class CustomerInterventionRuleRequest extends RuleFields {
   @ApiProperty({ description: 'Which contacts the rule applies to.', type: InterventionRuleScope })
-  @ValidateNested() @Type(() => InterventionRuleScope)
+  @IsDefined() @IsObject() @ValidateNested() @Type(() => InterventionRuleScope)
   scope: InterventionRuleScope;
 
   @ApiProperty({ description: 'What happens when the rule matches.', type: InterventionRuleAction })
-  @ValidateNested() @Type(() => InterventionRuleAction)
+  @IsDefined() @IsObject() @ValidateNested() @Type(() => InterventionRuleAction)
   action: InterventionRuleAction;
 }
 
