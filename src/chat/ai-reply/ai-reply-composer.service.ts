@@ -1,4 +1,6 @@
 import { HttpStatus, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { ProblemException } from '../../common/http/problem-details';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { chatLlm, type ChatLlm } from '../../llm/chat-llm-settings';
@@ -9,7 +11,6 @@ import { UserConversationsService } from '../conversations/user-conversations.se
 import { DigitalStaffService } from '../digital-staff/digital-staff.service';
 import { InterventionRulesService } from '../intervention-rules/intervention-rules.service';
 import { ruleAppliesTo } from '../intervention-rules/intervention-rules.rules';
-import { ChatMessagesService } from '../messages/chat-messages.service';
 import { NO_CHAT_MODEL } from '../messages/message-optimizer.service';
 import { ScriptsService } from '../scripts/scripts.service';
 import { ToolCallError, ToolProvidersService } from '../tool-providers/tool-providers.service';
@@ -18,13 +19,31 @@ import { VariablesService } from '../variables/variables.service';
 import {
   buildReplyPrompt,
   buildToolCatalog,
+  historyReadChars,
   latestCustomerText,
+  malformedToolCalls,
   parseIntentReport,
+  type PromptHistoryMessage,
   REPORT_INTENT_FUNCTION,
   renderReplyText,
   toolResultText,
   type ToolCatalog,
 } from './ai-reply.rules';
+
+/** Thrown when the model's answer is malformed (tool calls that are not well formed): the attempt fails with it. */
+export class MalformedModelAnswerError extends Error {}
+
+/**
+ * The last `limit` messages of a contact, oldest first, each text read as at most `chars` characters
+ * (`left(content, $4)`): the database never hands the app more than `limit × chars` characters of history, so one
+ * huge old row can't blow the process's memory (issue 19 item 2). Attachment names are short columns (255).
+ */
+const HISTORY_SQL = `
+  SELECT sender, msg_type AS "msgType", left(content, $4) AS content, attachment_file_name AS "attachmentFileName"
+    FROM (SELECT id, created_at, sender, msg_type, content, attachment_file_name
+            FROM chat_message WHERE tenant_id = $1 AND contact_id = $2
+           ORDER BY created_at DESC, id DESC LIMIT $3) AS newest
+   ORDER BY created_at, id`;
 
 /** What to compose a reply for. */
 export interface ComposeReplyInput {
@@ -64,8 +83,8 @@ const REPLY_TEMPERATURE = 0.3;
 /**
  * Composes the digital staff's AI reply to a contact (issue 6, "The inbound pipeline": the reply step; the prompt
  * rules are ai-reply.rules.ts). Reads the digital staff (persona), the contact's history
- * (ChatMessagesService.history: CHAT_AI_REPLY_HISTORY_MESSAGES messages, or the group's historyMessageCount, within
- * CHAT_AI_REPLY_HISTORY_MAX_CHARS), its open conversation's group configuration, the scripts found for the latest
+ * (CHAT_AI_REPLY_HISTORY_MESSAGES messages, or the group's historyMessageCount, within CHAT_AI_REPLY_HISTORY_MAX_CHARS;
+ * each message's text is cut in the query itself, so the read is bounded in bytes whatever the rows hold), its open conversation's group configuration, the scripts found for the latest
  * customer text (at most CHAT_AI_REPLY_MAX_SCRIPTS, CHAT_AI_REPLY_SCRIPT_MAX_CHARS), the contact's variables, and
  * the tenant's tool provider operations. Asks the chat wing's model (CHAT_LLM_*) with those operations and the
  * built-in `report_customer_intent` as functions, for at most CHAT_AI_REPLY_MAX_TOOL_ROUNDS rounds of calls; then
@@ -79,8 +98,8 @@ export class AiReplyComposer {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly digitalStaff: DigitalStaffService,
-    private readonly messages: ChatMessagesService,
     private readonly conversations: UserConversationsService,
     private readonly groups: ConversationGroupsService,
     private readonly scripts: ScriptsService,
@@ -93,12 +112,13 @@ export class AiReplyComposer {
 
   /**
    * Builds the prompt (digital staff persona, the contact's conversation history incl. the latest inbound message —
-   * read with ChatMessagesService.history —, its open conversation's group configuration, matching script contents,
+   * each text cut by the query —, its open conversation's group configuration, matching script contents,
    * variables resolved for the contact) and asks the model (CHAT_LLM_*), letting it call the tenant's tool API
    * providers as functions (bounded rounds). A failed tool call (refused, timed out, bad arguments, unknown name) is
    * given to the model as an error result, never thrown. Pure reads: writes nothing.
    * @throws ModelNotConfiguredError (a ProblemException 400) when CHAT_LLM_* is unset
    * @throws NotFoundException (404) no such digital staff or contact in the tenant
+   * @throws MalformedModelAnswerError malformed tool calls (ai-reply.rules.ts malformedToolCalls)
    * @throws Error on model failure/timeout, an empty answer, or tool calls after the last round (the caller's job
    *   retries); `signal.reason` when aborted
    */
@@ -114,7 +134,7 @@ export class AiReplyComposer {
     const variables = variablesByName(resolved.variables);
     const conversation = await this.conversations.openForContact(tenantId, contactId);
     const configuration = conversation ? await this.groups.configuration(tenantId, conversation.conversationGroupId) : null;
-    const history = await this.messages.history(tenantId, contactId, configuration?.group.historyMessageCount || limits.historyMessages);
+    const history = await this.history(tenantId, contactId, configuration?.group.historyMessageCount || limits.historyMessages, historyReadChars(limits.historyMaxChars));
     const latest = latestCustomerText(history);
     const scriptLimit = Math.min(limits.maxScripts, this.config.chatScripts.searchMaxResults);
     const scriptHits = latest && scriptLimit > 0 ? await this.scripts.search(tenantId, latest, scriptLimit) : [];
@@ -152,6 +172,8 @@ export class AiReplyComposer {
         if (!raw) throw new Error(`The chat model (${settings.model}) answered nothing.`);
         return { text: renderReplyText(raw, variables), originalAiContent: raw, detectedIntent, toolCalls, scriptIds: prompt.scriptIds };
       }
+      const malformed = malformedToolCalls(completion.toolCalls);
+      if (malformed) throw new MalformedModelAnswerError(malformed);
       if (lastRound) throw new Error(`The chat model (${settings.model}) still called tools after ${limits.maxToolRounds} rounds (CHAT_AI_REPLY_MAX_TOOL_ROUNDS).`);
       conversationMessages.push({ role: 'assistant', content: completion.text, toolCalls: completion.toolCalls });
       for (const call of completion.toolCalls) {
@@ -166,6 +188,15 @@ export class AiReplyComposer {
         conversationMessages.push({ role: 'tool', toolCallId: call.id, content: toolResultText(result, limits.toolResultMaxChars) });
       }
     }
+  }
+
+  /**
+   * The contact's conversation history for the prompt (see HISTORY_SQL): the last `limit` (1..500) messages, oldest
+   * first, each text cut by the query to `chars` characters.
+   */
+  private async history(tenantId: string, contactId: string, limit: number, chars: number): Promise<PromptHistoryMessage[]> {
+    const take = Math.min(Math.max(1, Math.trunc(limit)), 500);
+    return (await this.dataSource.query(HISTORY_SQL, [tenantId, contactId, take, chars])) as PromptHistoryMessage[];
   }
 
   /** One model round; after the last allowed tool round the model may only answer in text. */

@@ -3,8 +3,12 @@ import {
   buildToolCatalog,
   cut,
   describeMessage,
+  historyReadChars,
   historyTurns,
   latestCustomerText,
+  malformedToolCalls,
+  MAX_TOOL_CALLS_PER_ROUND,
+  storedReplyProblem,
   parseIntentReport,
   REPORT_INTENT_FUNCTION,
   renderReplyText,
@@ -196,5 +200,34 @@ describe('helpers', () => {
     expect(long).toHaveLength(200);
     expect(long).toMatch(/\[truncated: 511 characters in all\]$/);
     expect(toolResultText(undefined, 100)).toBe('null');
+  });
+});
+
+describe('stored caps (issue 19 item 2)', () => {
+  it('refuses a raw or rendered answer over the cap, naming the variable, and accepts one at the cap', () => {
+    expect(storedReplyProblem({ content: 'a'.repeat(100), originalAiContent: 'a'.repeat(100) }, 100)).toBeNull();
+    expect(storedReplyProblem({ content: 'short', originalAiContent: 'b'.repeat(101) }, 100)).toBe("The model's reply is 101 characters, over CHAT_AI_REPLY_MAX_CHARS=100: it was not stored or sent.");
+    expect(storedReplyProblem({ content: 'c'.repeat(150), originalAiContent: '{{x}}' }, 100)).toContain('150 characters');
+    expect(storedReplyProblem({ content: 'c'.repeat(150), originalAiContent: null }, 100)).toContain('150 characters');
+  });
+
+  it('reads one character past the prompt cap, so a cut message is still marked cut', () => {
+    expect(historyReadChars(16_000)).toBe(16_001);
+    expect(historyReadChars(0)).toBe(2);
+    const read = 'x'.repeat(historyReadChars(50));
+    const { turns } = historyTurns([{ sender: 'customer', msgType: 'text', content: read }], 50);
+    expect(turns[0].content).toHaveLength(50);
+    expect(turns[0].content.endsWith('…')).toBe(true);
+  });
+
+  it('tells malformed tool calls from well-formed ones', () => {
+    const good = { id: 'call_1', name: 'get_order', arguments: '{"id":1}' };
+    expect(malformedToolCalls([good, { ...good, arguments: 'not json' }])).toBeNull();
+    expect(malformedToolCalls('calls')).toContain('not a list');
+    expect(malformedToolCalls(Array.from({ length: MAX_TOOL_CALLS_PER_ROUND + 1 }, () => good))).toContain(`${MAX_TOOL_CALLS_PER_ROUND + 1} tool calls`);
+    expect(malformedToolCalls([good, { ...good, name: 42 }])).toBe('The chat model sent a malformed tool call (call 2: id, name and arguments must be strings).');
+    expect(malformedToolCalls([{ ...good, arguments: { id: 1 } }])).toContain('call 1');
+    expect(malformedToolCalls([{ ...good, id: '' }])).toContain('call 1');
+    expect(malformedToolCalls([null])).toContain('call 1');
   });
 });

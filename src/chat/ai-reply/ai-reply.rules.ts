@@ -290,6 +290,53 @@ export function latestCustomerText(history: readonly PromptHistoryMessage[]): st
   return null;
 }
 
+// ---------------------------------------------------------------------------------------------- stored caps
+
+/**
+ * Characters of one history message's text read from the database (`left(content, n)` in the history query), given
+ * the prompt's history cap: one more than the cap, so that a message cut by the query is still marked as cut by
+ * {@link historyTurns}. At most 4 bytes per character in UTF-8, so one message's read is bounded by 4 × n bytes
+ * whatever size the stored row has (issue 19 item 2: "the history read for a prompt is bounded in bytes at the SQL
+ * level").
+ */
+export function historyReadChars(historyMaxChars: number): number {
+  return Math.max(1, Math.trunc(historyMaxChars)) + 1;
+}
+
+/**
+ * Why a model's answer may not be stored as an AI message (issue 19 item 2: every stored model answer is capped when
+ * stored): the raw answer (`original_ai_content`) or the text to send (`content`, after variables were filled in) is
+ * over `maxChars` characters (CHAT_AI_REPLY_MAX_CHARS). Over-long answers are refused, not cut: a reply cut in the
+ * middle would reach a real customer as if it were whole.
+ * @returns the readable reason, or null when both fit
+ */
+export function storedReplyProblem(reply: { content: string; originalAiContent: string | null }, maxChars: number): string | null {
+  const longest = Math.max(reply.content.length, reply.originalAiContent?.length ?? 0);
+  if (longest <= maxChars) return null;
+  return `The model's reply is ${longest} characters, over CHAT_AI_REPLY_MAX_CHARS=${maxChars}: it was not stored or sent.`;
+}
+
+/** Most tool calls the model may ask for in one round; more is treated as a malformed answer. */
+export const MAX_TOOL_CALLS_PER_ROUND = 16;
+
+/**
+ * Why a round of tool calls the model sent is malformed (issue 19 item 2: poison input fails with its reason): not
+ * an array, more than {@link MAX_TOOL_CALLS_PER_ROUND} calls, or a call whose `id`, `name` or `arguments` is not
+ * a string (`id` 1..256 characters, `name` 1..256). Argument JSON that does not parse is not malformed here: the
+ * model is told so and may correct itself.
+ * @returns the readable reason, or null when every call is well formed
+ */
+export function malformedToolCalls(calls: unknown): string | null {
+  if (!Array.isArray(calls)) return 'The chat model sent tool calls that are not a list.';
+  if (calls.length > MAX_TOOL_CALLS_PER_ROUND) return `The chat model asked for ${calls.length} tool calls in one round (at most ${MAX_TOOL_CALLS_PER_ROUND}).`;
+  for (const [index, call] of calls.entries()) {
+    const { id, name, arguments: args } = (call ?? {}) as { id?: unknown; name?: unknown; arguments?: unknown };
+    const fine = typeof id === 'string' && id.length > 0 && id.length <= 256 && typeof name === 'string' && name.length > 0 && name.length <= 256 && typeof args === 'string';
+    if (!fine) return `The chat model sent a malformed tool call (call ${index + 1}: id, name and arguments must be strings).`;
+  }
+  return null;
+}
+
 /**
  * A tool result as the text the model reads: JSON of `value`, cut to `maxChars` (the cut is marked; the model is
  * told the result was truncated).

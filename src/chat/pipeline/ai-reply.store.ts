@@ -8,9 +8,16 @@ import { ChatMessageEntity } from '../messages/chat-message.entity';
 import { DELIVER_CHAT_MESSAGE } from '../messages/message-delivery.job';
 import type { TagsForMessage } from '../tag-rules/tag-rules.rules';
 import { CustomerTodosService } from '../todos/customer-todos.service';
+import { storedReplyProblem } from '../ai-reply/ai-reply.rules';
 import { AI_REPLY } from './ai-reply.job';
 import type { AiReplyTrigger } from './chat-ai-reply.entity';
 import { interventionReason, type AiReplyStatus } from './pipeline.rules';
+
+/**
+ * Thrown by {@link AiReplyStore.insertAiMessage} when a model answer is over CHAT_AI_REPLY_MAX_CHARS: nothing is
+ * written (issue 19 item 2). The reply job counts it as a failed attempt.
+ */
+export class ReplyOverCapError extends Error {}
 
 /** The contact fields the pipeline's writes need. */
 export interface PipelineContact {
@@ -115,9 +122,16 @@ export class AiReplyStore {
    * Writes an AI message (`out`, sender `ai`, `pending`) answering an inbound message and enqueues its delivery — only
    * when the inbound message has no AI message yet (partial unique index on `in_reply_to_message_id`); otherwise
    * nothing is written or enqueued, so a message is delivered by one delivery job only.
+   * A model answer (`originalAiContent` set) over CHAT_AI_REPLY_MAX_CHARS, raw or rendered, is refused before
+   * anything is written: every stored model answer is capped where it is stored (issue 19 item 2).
    * @returns the id of the AI message (the new or the existing one) and whether it was written now
+   * @throws ReplyOverCapError a model answer over the cap
    */
   async insertAiMessage(manager: EntityManager, input: AiMessageInput): Promise<{ id: string; created: boolean }> {
+    if (input.originalAiContent !== null) {
+      const problem = storedReplyProblem({ content: input.content, originalAiContent: input.originalAiContent }, this.config.chatReplyStorage.maxReplyChars);
+      if (problem) throw new ReplyOverCapError(problem);
+    }
     const id = input.id ?? randomUUID();
     const inserted = await manager
       .createQueryBuilder()

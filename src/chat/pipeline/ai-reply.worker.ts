@@ -14,6 +14,7 @@ import { AiReplyStore, type PipelineContact } from './ai-reply.store';
 import { ChatAiReplyEntity } from './chat-ai-reply.entity';
 import { nextAttempt } from './pipeline.rules';
 import { updateReturning } from '../contacts/update-returning';
+import { isUuidShaped } from '../../common/ids/uuid-shape';
 
 /** Longest reason kept on a reply state, characters. */
 const MAX_REASON_CHARS = 1000;
@@ -47,6 +48,12 @@ class FinalFailure extends Error {}
  *   so that they follow the configuration.) On shutdown the model wait is abandoned and the job handed back.
  * The queue's own retry is off (`retryLimit` 0): a job whose process died expires, and AiReplySweeper re-queues
  * its reply state once the lease is stale.
+ *
+ * Poison answers (issue 19 item 2): a model answer over CHAT_AI_REPLY_MAX_CHARS (refused by AiReplyStore when
+ * stored, ReplyOverCapError) or malformed tool calls (MalformedModelAnswerError) fail the attempt like a model error:
+ * retried, then `failed` with the reason after CHAT_AI_REPLY_ATTEMPTS; nothing over the cap is ever written, so a
+ * restart finds nothing that could take it down again. A job payload that names no reply state is dropped with a
+ * warning.
  */
 @Injectable()
 export class AiReplyWorker implements OnModuleDestroy {
@@ -73,6 +80,11 @@ export class AiReplyWorker implements OnModuleDestroy {
    */
   @JobHandler(AI_REPLY, { concurrency: 4, retryLimit: 0, expireInSeconds: 3600 })
   async reply({ tenantId, inboundMessageId }: { tenantId: string; inboundMessageId: string }): Promise<void> {
+    // A payload no reply state can match (a poison job): log it and end the job, never throw on it again.
+    if (typeof tenantId !== 'string' || !isUuidShaped(inboundMessageId)) {
+      this.logger.warn(`Dropped an AI reply job with an unusable payload: ${JSON.stringify({ tenantId, inboundMessageId }).slice(0, 200)}`);
+      return;
+    }
     const workerId = randomUUID();
     const state = await this.claim(tenantId, inboundMessageId, workerId);
     if (!state) return;
