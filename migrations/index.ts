@@ -20,6 +20,11 @@ import { ChatMessages1795316100000 } from './1795316100000-ChatMessages';
 import { ChatEntRobot1795316400000 } from './1795316400000-ChatEntRobot';
 import { ChatInboundPipeline1795400000000 } from './1795400000000-ChatInboundPipeline';
 import { ChatListIndexes1795405000000 } from './1795405000000-ChatListIndexes';
+import { DeployNamespaceOwnership1795500200000 } from './1795500200000-DeployNamespaceOwnership';
+import { AuthGuessWindows1795500300000 } from './1795500300000-AuthGuessWindows';
+import { EvaluationNamedApiKeys1795500310000 } from './1795500310000-EvaluationNamedApiKeys';
+import { SealedSecretColumns1795500500000 } from './1795500500000-SealedSecretColumns';
+import { EvaluationRunLease1795500600000 } from './1795500600000-EvaluationRunLease';
 import { ChatSandboxContacts1795403000000 } from './1795403000000-ChatSandboxContacts';
 import { ChatCustomerTodos1795401000000 } from './1795401000000-ChatCustomerTodos';
 
@@ -49,4 +54,9 @@ export const ALL_MIGRATIONS = [
   ChatCustomerTodos1795401000000,
   ChatSandboxContacts1795403000000,
   ChatListIndexes1795405000000,
+  DeployNamespaceOwnership1795500200000,
+  AuthGuessWindows1795500300000,
+  EvaluationNamedApiKeys1795500310000,
+  SealedSecretColumns1795500500000,
+  EvaluationRunLease1795500600000,
 ];

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { SEALED_TEXT } from '../../database/sealed-columns';
 
 /** Kinds of inbound sources (see channel.rules.ts for what each needs). */
 export const CHANNEL_TYPES = ['work_chat', 'web_widget', 'api'] as const;
@@ -59,8 +60,8 @@ export class ChatChannelEntity {
   @Column({ type: 'varchar', length: 40, nullable: true })
   widgetKey: string | null;
 
-  /** api: the secret inbound requests are signed with; write-only (never returned or logged). */
-  @Column({ type: 'text', nullable: true })
+  /** api: the secret inbound requests are signed with; write-only (never returned or logged), sealed at rest (issue 19). */
+  @Column({ type: 'text', nullable: true, transformer: SEALED_TEXT })
   secret: string | null;
 
   /** Digital staff that answers new conversations from this channel by default (chat_digital_staff.id), or null. */

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { SEALED_TEXT } from '../../database/sealed-columns';
 
 /**
  * A tenant's link to an enterprise account (corp) on the chat platform (chat-management-api.md, "Enterprise account
@@ -30,16 +31,16 @@ export class WorkChatCorpEntity {
   @Column({ type: 'varchar', length: 32, nullable: true })
   agentId: string | null;
 
-  /** The application's secret (`corpsecret`), write-only. */
-  @Column({ type: 'text', nullable: true })
+  /** The application's secret (`corpsecret`), write-only, sealed at rest (issue 19). */
+  @Column({ type: 'text', nullable: true, transformer: SEALED_TEXT })
   secret: string | null;
 
-  /** Token of the platform's event callbacks, write-only. */
-  @Column({ type: 'varchar', length: 64, nullable: true })
+  /** Token of the platform's event callbacks, write-only, sealed at rest. */
+  @Column({ type: 'text', nullable: true, transformer: SEALED_TEXT })
   callbackToken: string | null;
 
-  /** EncodingAESKey of the platform's event callbacks (43 characters), write-only. */
-  @Column({ type: 'varchar', length: 64, nullable: true })
+  /** EncodingAESKey of the platform's event callbacks (43 characters), write-only, sealed at rest. */
+  @Column({ type: 'text', nullable: true, transformer: SEALED_TEXT })
   callbackAesKey: string | null;
 
   @Column({ type: 'varchar', length: 500, nullable: true })

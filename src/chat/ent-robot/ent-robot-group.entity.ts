@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { SEALED_TEXT } from '../../database/sealed-columns';
 
 /**
  * An enterprise robot chat group of a tenant (chat-management-api.md, "Enterprise robot": EntRobotChatGroupDto): a
@@ -20,8 +21,8 @@ export class EntRobotGroupEntity {
   @Column({ type: 'varchar', length: 100 })
   name: string;
 
-  /** The `key` of the robot's webhook address; a secret (write-only). */
-  @Column({ type: 'text' })
+  /** The `key` of the robot's webhook address; a secret (write-only), sealed at rest (issue 19). */
+  @Column({ type: 'text', transformer: SEALED_TEXT })
   webhookKey: string;
 
   /** Masked form of the key shown to operators (`****` + its last 4 characters). */

@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import type { ToolOperation } from './tool-operations.rules';
+import { SEALED_TEXT } from '../../database/sealed-columns';
 
 /** How calls to a tool API provider authenticate. */
 export const TOOL_AUTH_TYPES = ['none', 'bearer', 'header', 'basic'] as const;
@@ -45,8 +46,8 @@ export class ToolProviderEntity {
   @Column({ type: 'varchar', length: 200, nullable: true })
   authUsername: string | null;
 
-  /** Bearer token, header value or basic password: write-only. */
-  @Column({ type: 'text', nullable: true })
+  /** Bearer token, header value or basic password: write-only, sealed at rest (issue 19). */
+  @Column({ type: 'text', nullable: true, transformer: SEALED_TEXT })
   authSecret: string | null;
 
   /** The operations the model may call (validated with Ajv when written; see tool-operations.rules.ts). */

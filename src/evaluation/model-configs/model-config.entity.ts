@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { SEALED_TEXT } from '../../database/sealed-columns';
 
 export const MODEL_PROVIDERS = ['openai_compatible'] as const;
 export const MODEL_TYPES = ['chat', 'embedding'] as const;
@@ -30,7 +31,8 @@ export class ModelConfigEntity {
   @Column({ type: 'varchar', length: 128 })
   model: string;
 
-  @Column({ type: 'text', nullable: true })
+  /** Write-only, sealed at rest (issue 19). */
+  @Column({ type: 'text', nullable: true, transformer: SEALED_TEXT })
   apiKey: string | null;
 
   @Column({ type: 'varchar', length: 16 })

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { SEALED_JSON } from '../../database/sealed-columns';
 
 export const TARGET_KINDS = ['http', 'openai', 'digital_staff'] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
@@ -26,8 +27,8 @@ export class TargetEntity {
   @Column({ type: 'jsonb' })
   channel: Record<string, unknown>;
 
-  /** http: { headers: { name: value } }; openai: { api_key }. */
-  @Column({ type: 'jsonb' })
+  /** http: { headers: { name: value } }; openai: { api_key }. Sealed at rest as one JSON string (issue 19). */
+  @Column({ type: 'jsonb', transformer: SEALED_JSON })
   secrets: { headers?: Record<string, string>; api_key?: string };
 
   /** Hard cap on concurrent calls to this target, whatever a run asks for. */
