@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
-import { ConfigurationError, loadConfig } from './config/app-config';
+import { loadConfig } from './app.config';
+import { ConfigurationError } from './config/app-config';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 
 /**

@@ -1,4 +1,5 @@
-import { ConfigurationError, loadConfig } from './app-config';
+import { loadConfig } from '../app.config';
+import { ConfigurationError } from './app-config';
 
 describe('loadConfig', () => {
   it('fills every default from an empty environment', () => {

@@ -75,6 +75,12 @@ export function declareConfig<Vars extends object, Slice extends object>(declara
   return declaration;
 }
 
+/**
+ * Types one slice of a `resolve()` by its interface, so keys the interface marks optional (`issuer?: string`) stay
+ * optional in AppConfig instead of becoming `issuer: string | undefined`; the literal is still checked against it.
+ */
+export const typedSlice = <Slice>(value: Slice): Slice => value;
+
 /** Splits `a, b,,c` into `['a','b','c']` (class-transformer `@Transform` for list variables). */
 export const toList = ({ value }: { value: unknown }) =>
   typeof value === 'string'

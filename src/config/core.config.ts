@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { isAbsolute, resolve } from 'node:path';
-import { ConfigVariable, declareConfig } from './config-variable';
+import { ConfigVariable, declareConfig, typedSlice } from './config-variable';
 
 const SERVER = 'Server';
 const DATABASE = 'Database and files';
@@ -66,7 +66,8 @@ export const coreConfig = declareConfig({
     host: vars.HOST,
     nodeEnv: vars.NODE_ENV,
     logLevel: vars.LOG_LEVEL,
-    databaseUrl: vars.DATABASE_URL,
+    /** Set: use that server. Undefined: start embedded PostgreSQL. */
+    ...typedSlice<{ databaseUrl?: string }>({ databaseUrl: vars.DATABASE_URL }),
     dataDir: resolve(vars.DATA_DIR),
     embeddedPostgresPort: vars.EMBEDDED_POSTGRES_PORT,
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,

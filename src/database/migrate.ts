@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../config/app-config';
+import { loadConfig } from '../app.config';
 import { buildDataSourceOptions } from './data-source-options';
 import { startEmbeddedPostgres } from './embedded-postgres';
 

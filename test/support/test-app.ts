@@ -8,7 +8,8 @@ import { Client } from 'pg';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { createRootLogger, PinoNestLogger } from '../../src/common/logging/logger';
-import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/app.config';
+import { AppConfig } from '../../src/config/app-config';
 import { freePort } from './free-port';
 
 /** A running Atrium on 127.0.0.1 with its own fresh database and data folder. */
@@ -25,6 +26,8 @@ export interface TestApp {
 
 export const TEST_REGISTRATION_KEY = 'test-registration-key-0123456789';
 export const TEST_OWNER_TOKEN = 'test-owner-token-0123456789abcdefghij';
+/** ATRIUM_SECRET_KEY of test apps: one key for every start, so a restart on the same database (new DATA_DIR) opens its sealed secrets. */
+export const TEST_SECRET_KEY = '7465737420736563726574206b6579202d2d206e6f7420666f722070726f6421';
 
 /** `url` with its database name replaced. */
 function withDatabase(url: string, database: string): string {
@@ -64,6 +67,7 @@ export async function startTestApp(
     LOG_LEVEL: 'silent',
     DEPLOY_REGISTRATION_KEY: TEST_REGISTRATION_KEY,
     DEPLOY_OWNER_TOKEN: TEST_OWNER_TOKEN,
+    ATRIUM_SECRET_KEY: TEST_SECRET_KEY,
     DEPLOY_PUBLIC_URL: `http://127.0.0.1:${port}`,
     ...env,
   });

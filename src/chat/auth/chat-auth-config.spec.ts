@@ -1,4 +1,5 @@
-import { ConfigurationError, loadConfig } from '../../config/app-config';
+import { loadConfig } from '../../app.config';
+import { ConfigurationError } from '../../config/app-config';
 
 describe('chat OAuth2 configuration (CHAT_OAUTH_*, validated at start-up)', () => {
   it('defaults to the built-in server with the chat audience, tenant claim and asymmetric algorithms', () => {

@@ -1,4 +1,5 @@
-import { ConfigurationError, loadConfig } from '../../config/app-config';
+import { loadConfig } from '../../app.config';
+import { ConfigurationError } from '../../config/app-config';
 
 describe('chat platform configuration (CHAT_PLATFORM_* variables)', () => {
   it('defaults to the simulator with QR URLs under the app', () => {

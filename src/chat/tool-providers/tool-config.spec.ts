@@ -1,4 +1,5 @@
-import { ConfigurationError, loadConfig } from '../../config/app-config';
+import { loadConfig } from '../../app.config';
+import { ConfigurationError } from '../../config/app-config';
 
 describe('chat rule and tool provider configuration (CHAT_RULE_*, CHAT_TOOL_*)', () => {
   it('defaults to refusing private networks, with the documented limits', () => {

@@ -34,7 +34,7 @@ export interface ChatCliDatabase {
  *   with the app (no second server on the same data folder);
  * - unset and nothing running: the embedded server on $DATA_DIR/postgres is started for this command and stopped
  *   after it (while it runs, the app cannot start on the same data folder — commands take a second or two).
- * @param config the validated environment (loadConfig), like the app's
+ * @param config the validated environment (loadConfig of src/app.config.ts), like the app's
  */
 export async function openChatDatabase(config: AppConfig): Promise<ChatCliDatabase> {
   let url = config.databaseUrl;

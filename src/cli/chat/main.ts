@@ -6,7 +6,8 @@ import { parseScopeList, TENANT_CLIENT_SCOPES } from '../../chat/auth/chat-scope
 import { OAuthClientsService } from '../../chat/auth/oauth-clients.service';
 import { TENANT_STATUSES, TenantStatus } from '../../chat/tenants/tenant.entity';
 import { TenantsService } from '../../chat/tenants/tenants.service';
-import { AppConfig, ConfigurationError, loadConfig } from '../../config/app-config';
+import { loadConfig } from '../../app.config';
+import { AppConfig, ConfigurationError } from '../../config/app-config';
 import type { ChatCliDatabase } from './chat-database';
 
 /**

@@ -1,4 +1,6 @@
-import type { DeployPermission } from '../../config/app-config';
+/** Permissions an agent token may carry (deployment-gateway.md, Resources: Token). */
+export const DEPLOY_PERMISSIONS = ['deploy', 'exec', 'list', 'delete'] as const;
+export type DeployPermission = (typeof DEPLOY_PERMISSIONS)[number];
 
 /** An agent authenticated by its token (deployment-gateway.md, Authentication). */
 export interface DeployAgentPrincipal {

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { DeployPermission } from '../../config/app-config';
+import type { DeployPermission } from '../auth/deploy-principal';
 
 /**
  * An agent's token (deployment-gateway.md, Resources: Token). Only the SHA-256 of the secret is stored; the token

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayUnique, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { DEPLOY_PERMISSIONS, DeployPermission } from '../../config/app-config';
+import { DEPLOY_PERMISSIONS, DeployPermission } from '../auth/deploy-principal';
 import { NAMESPACE_PATTERN } from '../namespace';
 import type { AgentTokenEntity } from './agent-token.entity';
 

@@ -1,7 +1,8 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
-import { APP_CONFIG, AppConfig, DeployPermission } from '../../config/app-config';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import type { DeployPermission } from '../auth/deploy-principal';
 import { randomHexId, sha256Hex } from '../../common/crypto/secrets';
 import { Page, PageQueryDto, toOrder, toPage } from '../../common/paging/page';
 import { AuditCaller, AuditService } from '../audit/audit.service';

@@ -16,7 +16,7 @@ import { WorkChatCorpsService } from '../../../src/chat/corps/work-chat-corps.se
 import { OAuthClientsService } from '../../../src/chat/auth/oauth-clients.service';
 import { TenantsService } from '../../../src/chat/tenants/tenants.service';
 import { createRootLogger, PinoNestLogger } from '../../../src/common/logging/logger';
-import { loadConfig } from '../../../src/config/app-config';
+import { loadConfig } from '../../../src/app.config';
 import { freePort } from '../../support/free-port';
 import { TEST_OWNER_TOKEN, TEST_REGISTRATION_KEY, type TestApp } from '../../support/test-app';
 

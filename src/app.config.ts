@@ -1,0 +1,28 @@
+import { chatConfig } from './chat/chat.config';
+import type { AppConfig } from './config/app-config';
+import { type ConfigDeclaration, loadConfiguration } from './config/config-variable';
+import { coreConfig } from './config/core.config';
+import { deployConfig } from './deploy/deploy.config';
+import { evaluationConfig } from './evaluation/evaluation.config';
+
+/**
+ * Every configuration declaration of the app, the shared core first (its `port` and `dataDir` feed the wings' derived
+ * defaults). A new feature declares its variables in its own `<feature>.config.ts` and adds one line here; the list
+ * also renders docs/configuration.md (`npm run docs:config`).
+ */
+export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
+  coreConfig,
+  chatConfig,
+  deployConfig,
+  evaluationConfig,
+];
+
+/**
+ * Reads and validates the environment against every declaration (issue 15 item 7).
+ * @param env usually `process.env`; empty strings count as unset
+ * @returns the resolved configuration, every wing's slices merged
+ * @throws ConfigurationError naming every invalid variable (and each broken cross-variable rule)
+ */
+export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
+  return loadConfiguration<AppConfig>(env, APP_CONFIG_DECLARATIONS);
+}
