@@ -1,6 +1,7 @@
 import { keywordsFound, normalizeForMatch } from '../tag-rules/keyword-match';
 import type { InterventionMatchType } from './intervention-rule.entity';
-import { boundedRegexTest, compileRuleRegex, probeDeadline, ruleRegexProblems } from './regex-safety';
+import type { SafeRegex } from '../../common/regex/safe-regex';
+import { compileRuleRegex, ruleRegexProblems } from './regex-safety';
 
 /** What {@link matchInterventionRules} needs of a human-intervention rule. */
 export interface InterventionRuleInput {
@@ -50,25 +51,16 @@ export interface InterventionDecision {
   createTodo: boolean;
   /** Reasons of the matching rules, each once, in rule order. */
   reasons: string[];
-  /** Regex evaluations stopped at the time limit (counted as no match); worth a warning in the log. */
-  timedOut: { ruleId: string; pattern: string }[];
 }
 
 /** Options of {@link matchInterventionRules}. */
 export interface InterventionMatchOptions {
   /** Only the first this many characters of the text are looked at (CHAT_RULE_MATCH_MAX_CHARS). Default: all. */
   maxChars?: number;
-  /** Time limit of one regex evaluation, ms (CHAT_RULE_REGEX_TIMEOUT_MS). Default 100. */
-  regexTimeoutMs?: number;
-  /**
-   * Time all regex evaluations of one message may take together, ms; once spent, the remaining regexes are skipped
-   * (reported in `timedOut`). Default 10 × regexTimeoutMs.
-   */
-  regexBudgetMs?: number;
 }
 
 /** Compiled rule regexes by source (sources are checked when written, so they compile). */
-const compiled = new Map<string, RegExp | null>();
+const compiled = new Map<string, SafeRegex | null>();
 const COMPILED_CACHE_MAX = 2000;
 
 /**
@@ -77,10 +69,10 @@ const COMPILED_CACHE_MAX = 2000;
  * customer to-do and record why"). A rule applies when it is enabled and either covers all contacts or lists the
  * message's digital staff. It matches on:
  * - `keywords`: any keyword is a substring of the text (case-insensitive, NFKC; see tag-rules/keyword-match.ts);
- * - `regex`: any expression matches (flags `iu`; each evaluation bounded by `regexTimeoutMs` and all of them by
- *   `regexBudgetMs`; a stopped or skipped one counts as no match and is reported in `timedOut`);
+ * - `regex`: any expression matches (case-insensitive, on the RE2 engine of src/common/regex: linear in the text, so
+ *   no time limit is needed; issue 19, item 3);
  * - `intent`: `detectedIntent` equals one of the intent names (case-insensitive).
- * Deterministic and without I/O (regexes run in a node:vm context only to bound their time).
+ * Deterministic and without I/O.
  * @param rules the tenant's rules, in the order they should apply
  * @param message the message text and its digital staff
  * @param detectedIntent the intent detected in the message, if any
@@ -94,9 +86,7 @@ export function matchInterventionRules(
   const text = options.maxChars === undefined ? message.text : message.text.slice(0, options.maxChars);
   const normalized = normalizeForMatch(text);
   const intent = detectedIntent ? normalizeForMatch(detectedIntent).trim() : '';
-  const timeoutMs = options.regexTimeoutMs ?? 100;
-  const budgetEnds = Date.now() + (options.regexBudgetMs ?? 10 * timeoutMs);
-  const decision: InterventionDecision = { matches: [], switchAiOff: false, createTodo: false, reasons: [], timedOut: [] };
+  const decision: InterventionDecision = { matches: [], switchAiOff: false, createTodo: false, reasons: [] };
   for (const rule of rules) {
     if (!rule.enabled) continue;
     if (!ruleAppliesTo(rule, message.digitalStaffId)) continue;
@@ -107,12 +97,7 @@ export function matchInterventionRules(
       matched = intent ? rule.patterns.filter((name) => normalizeForMatch(name).trim() === intent) : [];
     } else {
       for (const source of rule.patterns) {
-        const regex = compile(source);
-        if (!regex) continue;
-        const left = Math.min(timeoutMs, budgetEnds - Date.now());
-        const result = left >= 1 ? boundedRegexTest(regex, text, left) : 'timeout';
-        if (result === 'timeout') decision.timedOut.push({ ruleId: rule.id, pattern: source });
-        if (result === true) {
+        if (compile(source)?.test(text)) {
           matched = [source];
           break;
         }
@@ -128,9 +113,9 @@ export function matchInterventionRules(
 }
 
 /** The compiled regex of a stored source, or null if it does not compile (never for checked sources). */
-function compile(source: string): RegExp | null {
+function compile(source: string): SafeRegex | null {
   if (compiled.has(source)) return compiled.get(source)!;
-  let regex: RegExp | null;
+  let regex: SafeRegex | null;
   try {
     regex = compileRuleRegex(source);
   } catch {
@@ -148,16 +133,12 @@ const INTENT_NAME = /^[\p{L}\p{N}_.:-][\p{L}\p{N} _.:-]*$/u;
 export interface PatternLimits {
   maxPatterns: number;
   maxPatternLength: number;
-  /** Longest text rules look at = length of the regex probes, characters. */
-  matchMaxChars: number;
-  /** Time limit of each write-time probe, ms. */
-  regexProbeTimeoutMs: number;
 }
 
 /**
  * Checks the patterns of a rule as written by a user, per match type: keywords (see keywordListProblems), regular
- * expressions (each through ruleRegexProblems: length, syntax, no backreferences or nested repetition, bounded
- * probe; all probes of the call share one budget, see probeDeadline), intent names (letters, digits, ` _.:-`).
+ * expressions (each through ruleRegexProblems: length, RE2 syntax with unsupported constructs named, not matching an
+ * empty text), intent names (letters, digits, ` _.:-`).
  * Count 1..maxPatterns, no repeats.
  * @returns problems as `{ index, message }` (index null for the whole list)
  */
@@ -166,14 +147,13 @@ export function interventionPatternProblems(matchType: InterventionMatchType, pa
   if (patterns.length > limits.maxPatterns) return [{ index: null, message: `has ${patterns.length} entries; at most ${limits.maxPatterns} are allowed` }];
   const problems: { index: number | null; message: string }[] = [];
   const seen = new Map<string, number>();
-  const deadline = probeDeadline(limits.regexProbeTimeoutMs);
   patterns.forEach((pattern, index) => {
     const key = matchType === 'regex' ? pattern : normalizeForMatch(pattern).trim();
     const earlier = seen.get(key);
     if (earlier !== undefined) problems.push({ index, message: `repeats patterns[${earlier}]` });
     else seen.set(key, index);
     if (matchType === 'regex') {
-      for (const message of ruleRegexProblems(pattern, { maxLength: limits.maxPatternLength, probeLength: limits.matchMaxChars, probeTimeoutMs: limits.regexProbeTimeoutMs, deadline })) problems.push({ index, message });
+      for (const message of ruleRegexProblems(pattern, { maxLength: limits.maxPatternLength })) problems.push({ index, message });
       return;
     }
     if (pattern.trim().length === 0) problems.push({ index, message: 'is empty' });

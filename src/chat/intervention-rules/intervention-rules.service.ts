@@ -1,4 +1,4 @@
-import { ConflictException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { toOrder } from '../../common/paging/page';
@@ -22,8 +22,6 @@ export type InterventionRuleView = 'v1' | 'console';
  */
 @Injectable()
 export class InterventionRulesService {
-  private readonly logger = new Logger(InterventionRulesService.name);
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -114,16 +112,11 @@ export class InterventionRulesService {
 
   /**
    * What an inbound customer message triggers (issue 6, "The inbound pipeline"): the tenant's enabled rules through
-   * {@link matchInterventionRules}, with the configured text length and regex time limit. Regex evaluations stopped
-   * at the limit are logged (rule id and pattern only, never the message).
+   * {@link matchInterventionRules}, with the configured text length (regexes run on RE2, linear in it).
    */
   async matching(tenantId: string, message: InterventionMessage, detectedIntent?: string | null): Promise<InterventionDecision> {
     const rules = await this.enabledRules(tenantId);
-    const decision = matchInterventionRules(rules, message, detectedIntent, { maxChars: this.config.chatRules.matchMaxChars, regexTimeoutMs: this.config.chatRules.regexTimeoutMs });
-    for (const stopped of decision.timedOut) {
-      this.logger.warn(`Tenant ${tenantId}, human-intervention rule ${stopped.ruleId}: the regex ${JSON.stringify(stopped.pattern)} was stopped after ${this.config.chatRules.regexTimeoutMs} ms and counted as no match.`);
-    }
-    return decision;
+    return matchInterventionRules(rules, message, detectedIntent, { maxChars: this.config.chatRules.matchMaxChars });
   }
 
   /** Patterns per match type, scope consistency and digital staff of the tenant. @throws BadRequestException (400) */
@@ -132,8 +125,6 @@ export class InterventionRulesService {
     const problems: FieldProblem[] = interventionPatternProblems(row.matchType, row.patterns, {
       maxPatterns: limits.maxPatterns,
       maxPatternLength: limits.maxPatternLength,
-      matchMaxChars: limits.matchMaxChars,
-      regexProbeTimeoutMs: limits.regexProbeTimeoutMs,
     }).map((problem) => ({ field: problem.index === null ? 'patterns' : `patterns[${problem.index}]`, message: problem.message }));
     const idsField = view === 'console' ? 'scope.digitalStaffIds' : 'digitalStaffIds';
     const ids = [...new Set(row.digitalStaffIds)];

@@ -1,57 +1,43 @@
-import { boundedRegexTest, probeInputs, regexStructureProblems, ruleRegexProblems } from './regex-safety';
+import { compileRuleRegex, ruleRegexProblems } from './regex-safety';
 
-const LIMITS = { maxLength: 200, probeLength: 2000, probeTimeoutMs: 500 };
+const LIMITS = { maxLength: 200 };
 
-describe('rule regex safety (regex-safety.ts)', () => {
+describe('rule regexes (regex-safety.ts, RE2)', () => {
   it('accepts ordinary patterns', () => {
     for (const source of ['refund|money back', '\\d{11}', '^(hi|hello)\\b', 'order\\s*#?\\d+', '(\\d{3}-)+\\d{4}', '[\\p{Script=Han}]{2,}退款', 'a.*b', '(?<word>\\w+)@example\\.com']) {
       expect({ source, problems: ruleRegexProblems(source, LIMITS) }).toEqual({ source, problems: [] });
     }
   });
 
+  it('accepts the classic catastrophic shapes: RE2 runs them in linear time', () => {
+    for (const source of ['^(a+)+$', '(a|aa)+$', '(?:a|b|ab)*c', '.*a.*b.*c', '(\\w*\\s?)*x']) {
+      expect({ source, problems: ruleRegexProblems(source, LIMITS) }).toEqual({ source, problems: [] });
+    }
+    const started = Date.now();
+    expect(compileRuleRegex('^(a+)+$').test(`${'a'.repeat(50_000)}!`)).toBe(false);
+    expect(compileRuleRegex('(?:a|b|ab)*c').test(`${'ab'.repeat(25_000)}C`)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('refuses empty, over-long and invalid sources with a readable reason', () => {
     expect(ruleRegexProblems('', LIMITS)).toEqual(['is empty']);
     expect(ruleRegexProblems('a'.repeat(201), LIMITS)).toEqual(['is 201 characters long; at most 200 are allowed']);
-    expect(ruleRegexProblems('(unclosed', LIMITS)[0]).toMatch(/^is not a valid regular expression: /);
-    expect(ruleRegexProblems('a{', LIMITS)[0]).toMatch(/^is not a valid regular expression: /);
+    expect(ruleRegexProblems('(unclosed', LIMITS)[0]).toMatch(/^is not a valid regular expression for the RE2 engine: /);
+  });
+
+  it('refuses backreferences and lookaround, naming the construct', () => {
+    expect(ruleRegexProblems('(a)\\1', LIMITS)).toEqual(['uses a backreference "\\1", which the linear-time RE2 engine does not support']);
+    expect(ruleRegexProblems('(?<x>a)\\k<x>', LIMITS)[0]).toMatch(/named backreference/);
+    expect(ruleRegexProblems('refund(?!ed)', LIMITS)[0]).toMatch(/negative lookahead "\(\?!"/);
+    expect(ruleRegexProblems('(?<=my )refund', LIMITS)[0]).toMatch(/lookbehind "\(\?<="/);
   });
 
   it('refuses patterns matching every message', () => {
     expect(ruleRegexProblems('x*', LIMITS)).toEqual(['matches an empty text, so it would match every message']);
   });
 
-  it('refuses backreferences and nested unbounded repetition statically', () => {
-    expect(regexStructureProblems('(a)\\1')).toEqual(['backreferences (\\1, \\k<name>) are not allowed']);
-    expect(regexStructureProblems('(?<x>a)\\k<x>')).toEqual(['backreferences (\\1, \\k<name>) are not allowed']);
-    for (const source of ['(a+)+$', '(\\w*\\s?)*x', '((ab)*c)+', '(x+){2,50}y', '(?:a|b+)*c']) {
-      expect({ source, problems: regexStructureProblems(source) }).toEqual({ source, problems: ['a repeated group contains an unbounded quantifier (like (a+)+), which can take exponential time'] });
-    }
-    for (const source of ['(ab)+', '(a{2})+', '(x+){2}', '[(+)]+', '\\(a+\\)+', '\\u{1F600}+', '\\p{L}+']) {
-      expect({ source, problems: regexStructureProblems(source) }).toEqual({ source, problems: [] });
-    }
-  });
-
-  it('refuses patterns that are slow on adversarial input (bounded evaluation), within the time budget', () => {
-    const started = Date.now();
-    const problems = ruleRegexProblems('.*a.*b.*c', LIMITS);
-    expect(problems).toEqual([expect.stringMatching(/^it takes longer than 500 ms on a 2000-character text \(catastrophic backtracking\)/)]);
-    expect(ruleRegexProblems('(a|a)*b', LIMITS)[0]).toMatch(/catastrophic backtracking/);
-    expect(Date.now() - started).toBeLessThan(5000);
-  });
-
-  it('builds probes from the pattern\'s characters and common ones, each as long as the text limit', () => {
-    const probes = probeInputs('x+y', 10);
-    expect(probes).toContain(`${'x'.repeat(9)}\u0000`);
-    expect(probes).toContain(`${'y'.repeat(9)}\u0000`);
-    expect(probes).toContain(`${'a'.repeat(9)}\u0000`);
-    expect(probes.every((probe) => probe.length === 10)).toBe(true);
-  });
-
-  it('interrupts a runaway evaluation after the time limit', () => {
-    const started = Date.now();
-    expect(boundedRegexTest(/(a+)+$/, `${'a'.repeat(40)}!`, 30)).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(1000);
-    expect(boundedRegexTest(/refund/i, 'I want a REFUND', 30)).toBe(true);
-    expect(boundedRegexTest(/refund/i, 'hello', 30)).toBe(false);
+  it('matches case-insensitively', () => {
+    expect(compileRuleRegex('refund').test('I want a REFUND')).toBe(true);
+    expect(compileRuleRegex('refund').test('hello')).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { buildToolRequest, compileInputSchema, ToolSchemaTooLargeError, toolOperationsProblems } from './tool-operations.rules';
 
-const LIMITS = { maxOperations: 3, maxSchemaBytes: 2000, regex: { probeLength: 2000, probeTimeoutMs: 500, timeoutMs: 100 } };
+const LIMITS = { maxOperations: 3, maxSchemaBytes: 2000 };
 const ORDER_SCHEMA = { type: 'object', properties: { orderId: { type: 'string', pattern: '^[A-Z0-9-]{1,20}$' }, verbose: { type: 'boolean' } }, required: ['orderId'], additionalProperties: false };
 const getOrder = { name: 'get_order', description: 'Look an order up', method: 'GET', path: '/orders/{orderId}', inputSchema: ORDER_SCHEMA };
 
@@ -49,12 +49,22 @@ describe('toolOperationsProblems', () => {
     expect(badType[0].field).toBe('operations[0].inputSchema');
   });
 
-  it('refuses unsafe or invalid patterns inside the input schema', () => {
-    const unsafe = toolOperationsProblems([{ ...getOrder, path: '/x', inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '(': {} } } }], LIMITS);
+  it('refuses patterns inside the input schema that RE2 cannot run, naming the construct', () => {
+    const unsafe = toolOperationsProblems([{ ...getOrder, path: '/x', inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '^(a)\\1$' } }, patternProperties: { '(': {} } } }], LIMITS);
     expect(unsafe).toEqual([
-      { field: 'operations[0].inputSchema.properties.a.pattern', message: expect.stringMatching(/unbounded quantifier/) },
-      { field: 'operations[0].inputSchema.patternProperties', message: expect.stringMatching(/^is not a valid regular expression/) },
+      { field: 'operations[0].inputSchema.properties.a.pattern', message: expect.stringMatching(/backreference "\\1"/) },
+      { field: 'operations[0].inputSchema.patternProperties', message: expect.stringMatching(/is not a valid regular expression for the RE2 engine/) },
     ]);
+  });
+
+  it('accepts catastrophic-backtracking shapes (RE2 runs them in linear time) and checks arguments against them', () => {
+    const inputSchema = { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' }, b: { type: 'string', pattern: '(?:a|b|ab)*c' } } };
+    expect(toolOperationsProblems([{ ...getOrder, path: '/x', inputSchema }], LIMITS)).toEqual([]);
+    const validate = compileInputSchema(inputSchema);
+    const started = Date.now();
+    expect(validate({ a: `${'a'.repeat(50_000)}!` })).toBe(false);
+    expect(validate({ a: 'aaaa', b: `${'ab'.repeat(25_000)}c` })).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('answers 413 (ToolSchemaTooLargeError) for an input schema over the byte limit', () => {
@@ -65,7 +75,7 @@ describe('toolOperationsProblems', () => {
 
 describe('compileInputSchema', () => {
   it('validates arguments, fills defaults and checks formats', () => {
-    const validate = compileInputSchema({ type: 'object', properties: { email: { type: 'string', format: 'email' }, limit: { type: 'integer', default: 10 } }, required: ['email'] }, 100);
+    const validate = compileInputSchema({ type: 'object', properties: { email: { type: 'string', format: 'email' }, limit: { type: 'integer', default: 10 } }, required: ['email'] });
     const args: Record<string, unknown> = { email: 'a@example.com' };
     expect(validate(args)).toBe(true);
     expect(args.limit).toBe(10);

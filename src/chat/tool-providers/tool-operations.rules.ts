@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { isIP } from 'node:net';
-import { boundedRegexTest, probeDeadline, probeRegex, regexStructureProblems } from '../intervention-rules/regex-safety';
+import { ajvSafeRegExp } from '../../common/regex/safe-regex';
+import { schemaPatternProblems } from '../../common/regex/schema-patterns';
 import type { FieldProblem } from '../intervention-rules/field-errors';
 
 /**
@@ -35,11 +36,6 @@ export interface ToolOperationLimits {
   maxOperations: number;
   /** Largest input schema, bytes of its JSON text. */
   maxSchemaBytes: number;
-  /**
-   * Regex limits for `pattern` / `patternProperties` inside input schemas (AppConfig.chatRules): probe length
-   * (characters) and time limit (ms) of the write-time probes, time limit of each evaluation on arguments (ms).
-   */
-  regex: { probeLength: number; probeTimeoutMs: number; timeoutMs: number };
 }
 
 /** JSON Schema of one operation (the stored shape), checked with Ajv before the input schema itself. */
@@ -67,8 +63,8 @@ export class ToolSchemaTooLargeError extends Error {}
  * Checks an operation list as written by a user: the list size, each operation's shape (Ajv, {@link
  * TOOL_OPERATION_SCHEMA}), unique names, a path without `..` segments whose placeholders are required properties of
  * the input schema, and an input schema that is an object schema Ajv compiles in strict mode (unknown keywords and
- * formats refused, `$ref` only within the schema) with safe `pattern`s (probed within one budget for the whole list,
- * see probeDeadline).
+ * formats refused, `$ref` only within the schema) whose `pattern`s and `patternProperties` the RE2 engine can run
+ * (src/common/regex: backreferences and lookaround are refused, naming the construct).
  * @returns problems per field (`operations[i].…`), empty when the list may be stored
  * @throws ToolSchemaTooLargeError when an input schema is over `maxSchemaBytes` (413)
  */
@@ -78,7 +74,6 @@ export function toolOperationsProblems(operations: readonly unknown[], limits: T
     return [{ field: 'operations', message: `has ${operations.length} operations; at most ${limits.maxOperations} are allowed` }];
   }
   const names = new Map<string, number>();
-  const deadline = probeDeadline(limits.regex.probeTimeoutMs);
   operations.forEach((operation, index) => {
     const field = `operations[${index}]`;
     if (!operationShape(operation)) {
@@ -92,7 +87,7 @@ export function toolOperationsProblems(operations: readonly unknown[], limits: T
     if (op.path.split('/').some((segment) => segment === '.' || segment === '..')) problems.push({ field: `${field}.path`, message: 'must not contain "." or ".." segments' });
     const bytes = Buffer.byteLength(JSON.stringify(op.inputSchema), 'utf8');
     if (bytes > limits.maxSchemaBytes) throw new ToolSchemaTooLargeError(`${field}.inputSchema is ${bytes} bytes of JSON; at most ${limits.maxSchemaBytes} are allowed`);
-    problems.push(...inputSchemaProblems(op, `${field}.inputSchema`, limits, deadline));
+    problems.push(...inputSchemaProblems(op, `${field}.inputSchema`));
     const properties = (op.inputSchema.properties ?? {}) as Record<string, unknown>;
     const required = Array.isArray(op.inputSchema.required) ? (op.inputSchema.required as unknown[]) : [];
     for (const [, placeholder] of op.path.matchAll(PLACEHOLDER)) {
@@ -106,11 +101,11 @@ export function toolOperationsProblems(operations: readonly unknown[], limits: T
 
 /**
  * Compiles an operation's input schema for argument checks: Ajv 8 strict, all errors, defaults filled in, `pattern`s
- * run with the regex time limit (a stopped evaluation fails the pattern).
+ * and `patternProperties` on the RE2 engine (linear time, issue 19 item 3).
  * @throws Error with Ajv's message when the schema does not compile
  */
-export function compileInputSchema(schema: Record<string, unknown>, regexTimeoutMs: number): ValidateFunction {
-  return newAjv(regexTimeoutMs).compile(schema);
+export function compileInputSchema(schema: Record<string, unknown>): ValidateFunction {
+  return newAjv().compile(schema);
 }
 
 /** Ajv errors as field problems under `prefix` (`operations[0].method must be equal to one of the allowed values`). */
@@ -162,45 +157,18 @@ function isPrimitive(value: unknown): value is string | number | boolean {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
 
-/** Input-schema problems: must be an object schema that compiles strictly, with safe patterns. */
-function inputSchemaProblems(operation: ToolOperation, field: string, limits: ToolOperationLimits, deadline: number): FieldProblem[] {
+/** Input-schema problems: must be an object schema that compiles strictly, with patterns RE2 can run. */
+function inputSchemaProblems(operation: ToolOperation, field: string): FieldProblem[] {
   const schema = operation.inputSchema;
   if (schema.type !== 'object') return [{ field: `${field}.type`, message: 'must be "object" (the arguments are an object)' }];
-  const problems: FieldProblem[] = [];
-  for (const { path, source } of schemaPatterns(schema, field)) {
-    let regex: RegExp;
-    try {
-      regex = new RegExp(source, 'u');
-    } catch (error) {
-      problems.push({ field: path, message: `is not a valid regular expression: ${(error as Error).message}` });
-      continue;
-    }
-    const structure = regexStructureProblems(source);
-    const slow = structure.length === 0 ? probeRegex(regex, source, { ...limits.regex, deadline }) : null;
-    for (const message of slow ? [slow] : structure) problems.push({ field: path, message });
-  }
+  const problems: FieldProblem[] = schemaPatternProblems(schema, field).map(({ path, message }) => ({ field: path, message }));
   if (problems.length > 0) return problems;
   try {
-    compileInputSchema(schema, limits.regex.timeoutMs);
+    compileInputSchema(schema);
   } catch (error) {
     problems.push({ field, message: `is not a valid JSON Schema: ${(error as Error).message}` });
   }
   return problems;
-}
-
-/** Every `pattern` value and `patternProperties` key inside a schema, with its field path. */
-function schemaPatterns(node: unknown, path: string): { path: string; source: string }[] {
-  if (Array.isArray(node)) return node.flatMap((item, index) => schemaPatterns(item, `${path}[${index}]`));
-  if (typeof node !== 'object' || node === null) return [];
-  const found: { path: string; source: string }[] = [];
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'pattern' && typeof value === 'string') found.push({ path: `${path}.pattern`, source: value });
-    if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
-      for (const source of Object.keys(value)) found.push({ path: `${path}.patternProperties`, source });
-    }
-    if (key !== 'const' && key !== 'enum' && key !== 'default' && key !== 'examples' && key !== 'example') found.push(...schemaPatterns(value, `${path}.${key}`));
-  }
-  return found;
 }
 
 /** Formats input schemas may use (no format plugin is a dependency); each checked without backtracking regexes. */
@@ -219,14 +187,7 @@ const FORMATS: Record<string, (value: string) => boolean> = {
 };
 
 /** One Ajv per schema (a shared one would refuse a second schema with the same `$id` and keep every schema). */
-function newAjv(regexTimeoutMs: number): Ajv {
-  const boundedRegExp = Object.assign(
-    (pattern: string, flags: string) => {
-      const regex = new RegExp(pattern, flags);
-      return { test: (text: string) => boundedRegexTest(regex, text, regexTimeoutMs) === true };
-    },
-    { code: 'boundedRegExp' },
-  );
+function newAjv(): Ajv {
   const ajv = new Ajv({
     allErrors: true,
     strict: true,
@@ -236,7 +197,7 @@ function newAjv(regexTimeoutMs: number): Ajv {
     useDefaults: true,
     logger: false,
     formats: FORMATS,
-    code: { regExp: boundedRegExp },
+    code: { regExp: ajvSafeRegExp },
   });
   ajv.addKeyword({ keyword: 'example' });
   return ajv;

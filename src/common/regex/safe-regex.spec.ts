@@ -150,16 +150,16 @@ describe('schemaPatterns / schemaPatternProblems (schema-patterns.ts)', () => {
 
   it('finds every pattern and patternProperties key outside data keywords, in document order', () => {
     expect(schemaPatterns(schema, 'inputSchema')).toEqual([
-      { path: 'inputSchema.patternProperties', source: '^x(\\d)\\1$' },
       { path: 'inputSchema.properties.code.pattern', source: '^[A-Z]+$' },
       { path: 'inputSchema.properties.list.items[0].pattern', source: 'a(?=b)' },
+      { path: 'inputSchema.patternProperties', source: '^x(\\d)\\1$' },
     ]);
   });
 
   it('names the construct of each pattern RE2 cannot run', () => {
     expect(schemaPatternProblems(schema, 'schema')).toEqual([
-      { path: 'schema.patternProperties', message: '"^x(\\\\d)\\\\1$" uses a backreference "\\1", which the linear-time RE2 engine does not support' },
       { path: 'schema.properties.list.items[0].pattern', message: '"a(?=b)" uses a lookahead "(?=", which the linear-time RE2 engine does not support' },
+      { path: 'schema.patternProperties', message: '"^x(\\\\d)\\\\1$" uses a backreference "\\1", which the linear-time RE2 engine does not support' },
     ]);
   });
 

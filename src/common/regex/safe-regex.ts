@@ -87,7 +87,8 @@ export function compileSafeRegex(source: string, flags = ''): SafeRegex {
     flags: effective,
     test: (text) => compiled.test(text),
     exec: (text) => {
-      const match = compiled.exec(text);
+      // re2js returns a RegExpExecArray-shaped array (typed as any[]).
+      const match = compiled.exec(text) as (string[] & { index: number }) | null;
       return match ? { text: match[0], index: match.index } : null;
     },
     toString: () => `/${source}/${effective}`,

@@ -16,24 +16,28 @@ const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example'
  */
 export function schemaPatterns(schema: unknown, prefix: string): SchemaPattern[] {
   const found: SchemaPattern[] = [];
-  const stack: { node: unknown; path: string }[] = [{ node: schema, path: prefix }];
+  // Entries are nodes still to walk or patterns already found; pushed last-first so they come out in document order.
+  const stack: ({ node: unknown; path: string } | { pattern: SchemaPattern })[] = [{ node: schema, path: prefix }];
   while (stack.length > 0) {
-    const { node, path } = stack.pop()!;
-    if (Array.isArray(node)) {
-      for (let index = node.length - 1; index >= 0; index -= 1) stack.push({ node: node[index], path: `${path}[${index}]` });
+    const entry = stack.pop()!;
+    if ('pattern' in entry) {
+      found.push(entry.pattern);
       continue;
     }
-    if (typeof node !== 'object' || node === null) continue;
-    const children: { node: unknown; path: string }[] = [];
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'pattern' && typeof value === 'string') found.push({ path: `${path}.pattern`, source: value });
-      if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
-        for (const source of Object.keys(value)) found.push({ path: `${path}.patternProperties`, source });
+    const { node, path } = entry;
+    const next: typeof stack = [];
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => next.push({ node: item, path: `${path}[${index}]` }));
+    } else if (typeof node === 'object' && node !== null) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'pattern' && typeof value === 'string') next.push({ pattern: { path: `${path}.pattern`, source: value } });
+        if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
+          for (const source of Object.keys(value)) next.push({ pattern: { path: `${path}.patternProperties`, source } });
+        }
+        if (!DATA_KEYWORDS.has(key)) next.push({ node: value, path: `${path}.${key}` });
       }
-      if (!DATA_KEYWORDS.has(key)) children.push({ node: value, path: `${path}.${key}` });
     }
-    // Pushed last-first so they are visited in document order.
-    stack.push(...children.reverse());
+    stack.push(...next.reverse());
   }
   return found;
 }

@@ -1,4 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { ajvSafeRegExp } from '../../common/regex/safe-regex';
+import { schemaPatternProblems } from '../../common/regex/schema-patterns';
 
 /** Compiled validators kept at most; the oldest is dropped first. */
 const MAX_CACHED_SCHEMAS = 256;
@@ -15,8 +17,9 @@ const cache = new Map<string, Compiled>();
 /**
  * Compiles a JSON Schema (draft-07, Ajv 8) for the `json-schema` and `is-json` rules (issue: "json-schema (Ajv)").
  * Returns `{ validate }`, or `{ error }` with Ajv's message when the schema is not a JSON object or is invalid
- * (bad keyword value, unresolvable `$ref`). Never throws. Unknown keywords and `format`s are ignored: no format
- * plugin is a dependency, and authors' schemas often carry annotations.
+ * (bad keyword value, unresolvable `$ref`, a `pattern` or `patternProperties` key the RE2 engine can't run, naming the
+ * construct). Never throws. Unknown keywords and `format`s are ignored: no format plugin is a dependency, and authors'
+ * schemas often carry annotations. Patterns run on RE2 through Ajv's `code.regExp` (linear time, issue 19 item 3).
  */
 export function compileJsonSchema(schema: unknown): Compiled {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
@@ -28,8 +31,11 @@ export function compileJsonSchema(schema: unknown): Compiled {
 
   let compiled: Compiled;
   try {
+    // Ajv builds only the patterns it needs, so every pattern of the schema is checked first.
+    const [unsupported] = schemaPatternProblems(schema, 'schema');
+    if (unsupported) throw new Error(`${unsupported.path} ${unsupported.message}`);
     // One Ajv per schema: a shared instance refuses a second schema with the same `$id`, and keeps every schema.
-    const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
+    const ajv = new Ajv({ allErrors: true, strict: false, logger: false, code: { regExp: ajvSafeRegExp } });
     compiled = { validate: ajv.compile(schema) };
   } catch (err) {
     compiled = { error: err instanceof Error ? err.message : String(err) };

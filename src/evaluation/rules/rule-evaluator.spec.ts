@@ -111,6 +111,20 @@ describe('evaluateRule: reasons', () => {
     );
   });
 
+  it('regex and json-schema run catastrophic-backtracking shapes in linear time, with correct verdicts (RE2)', async () => {
+    const hostile = `${'a'.repeat(50_000)}!`;
+    const started = Date.now();
+    expect((await evaluateRule({ type: 'regex', value: '^(a+)+$' }, reply(hostile))).pass).toBe(false);
+    expect((await evaluateRule({ type: 'regex', value: '^(a+)+$' }, reply('a'.repeat(50_000)))).pass).toBe(true);
+    expect((await evaluateRule({ type: 'not-regex', value: '(a|aa)+$' }, reply(hostile))).pass).toBe(true);
+    const star = await evaluateRule({ type: 'regex', value: '(?:a|b|ab)*c', flags: 'i' }, reply(`${'ab'.repeat(25_000)}C`));
+    expect(star.pass).toBe(true);
+    const schema = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
+    expect((await evaluateRule({ type: 'json-schema', schema }, reply(JSON.stringify({ s: hostile })))).pass).toBe(false);
+    expect((await evaluateRule({ type: 'json-schema', schema }, reply(JSON.stringify({ s: 'aaa' })))).pass).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('regex examines at most the first 100k characters', async () => {
     const output = `${'a'.repeat(MAX_REGEX_INPUT_CHARS)}needle`;
     const result = await evaluateRule({ type: 'regex', value: 'needle' }, reply(output));
@@ -227,6 +241,9 @@ describe('validateRuleDefinition', () => {
     [{ type: 'equals' }, ['equals: value is required']],
     [{ type: 'regex', value: '([a-z' }, [expect.stringMatching(/^regex: invalid regex: /)]],
     [{ type: 'regex', value: 'a', flags: 'q' }, [expect.stringMatching(/^regex: invalid regex: /)]],
+    [{ type: 'regex', value: '(a)\\1' }, ['regex: invalid regex: uses a backreference "\\1", which the linear-time RE2 engine does not support']],
+    [{ type: 'regex', value: 'a(?<=b)' }, [expect.stringMatching(/^regex: invalid regex: uses a lookbehind "\(\?<="/)]],
+    [{ type: 'json-schema', schema: { type: 'string', pattern: '^(?!x)' } }, [expect.stringMatching(/^json-schema: invalid JSON schema: schema.pattern "\^\(\?!x\)" uses a negative lookahead/)]],
     [{ type: 'json-schema' }, ['json-schema: schema is required (in `schema` or `value`)']],
     [{ type: 'json-schema', schema: { type: 'nope' } }, [expect.stringMatching(/^json-schema: invalid JSON schema: schema is invalid/)]],
     [{ type: 'is-json', schema: 'string' }, ['is-json: invalid JSON schema: schema must be a JSON object']],

@@ -1,4 +1,5 @@
 import { distance } from 'fastest-levenshtein';
+import { compileSafeRegex, safeRegexProblem } from '../../common/regex/safe-regex';
 import { compileJsonSchema, describeSchemaErrors } from './json-schema';
 import { detectRefusal, EMPTY_OUTPUT } from './refusal';
 import {
@@ -11,7 +12,7 @@ import {
   type RuleResult,
 } from './rule.types';
 
-/** Characters of output a `regex` rule examines; longer output is cut so a heavy pattern stays bounded. */
+/** Characters of output a `regex` rule examines; longer output is cut (RE2 is linear, this bounds the constant). */
 export const MAX_REGEX_INPUT_CHARS = 100_000;
 
 /** `levenshtein` max edit distance when the rule sets no `threshold`. */
@@ -232,22 +233,18 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
         ...needOptional(rule, 'flags', (v) => typeof v === 'string', 'a string'),
       ];
       if (problems.length > 0) return problems;
-      try {
-        new RegExp(rule.value as string, rule.flags as string | undefined);
-        return [];
-      } catch (err) {
-        return [`invalid regex: ${errorMessage(err)}`];
-      }
+      // RE2 (src/common/regex): linear time; backreferences and lookaround are refused, naming the construct.
+      const problem = safeRegexProblem(rule.value as string, (rule.flags as string | undefined) ?? '');
+      return problem ? [`invalid regex: ${problem}`] : [];
     },
     evaluate: (rule, output) => {
-      // `g`/`y` would make the match depend on lastIndex; one test per reply needs neither.
-      const flags = (rule.flags ?? '').replace(/[gy]/g, '');
-      const pattern = new RegExp(rule.value as string, flags);
+      // `g`/`y`/`u`/`d` have no effect: one stateless test per reply.
+      const pattern = compileSafeRegex(rule.value as string, rule.flags ?? '');
       const cut = output.length > MAX_REGEX_INPUT_CHARS;
       const match = pattern.exec(cut ? output.slice(0, MAX_REGEX_INPUT_CHARS) : output);
       const note = cut ? ` (first ${MAX_REGEX_INPUT_CHARS} characters examined)` : '';
       return match
-        ? { pass: true, reason: `output matches ${pattern} at ${quote(match[0])}${note}` }
+        ? { pass: true, reason: `output matches ${pattern} at ${quote(match.text)}${note}` }
         : { pass: false, reason: `output does not match ${pattern}${note}` };
     },
   },
@@ -384,7 +381,8 @@ export function validateRuleDefinition(rule: unknown): string[] {
  * - `equals`: a string `value` must equal the output with surrounding whitespace trimmed on both sides,
  *   case-sensitive. Any other `value` (object, array, number, boolean, null) is compared as JSON: the trimmed
  *   output must parse and be structurally equal (object key order ignored, array order kept).
- * - `regex`: `new RegExp(value, flags)` tested on the first {@link MAX_REGEX_INPUT_CHARS} characters.
+ * - `regex`: `value` (JavaScript syntax, run on RE2 in linear time: src/common/regex) with `flags` (`i`, `m`, `s`;
+ *   `g`, `y`, `u`, `d` have no effect) searched in the first {@link MAX_REGEX_INPUT_CHARS} characters.
  * - `is-json`: the trimmed output parses as JSON, and matches `schema` when one is given.
  * - `json-schema`: the trimmed output parses as JSON and validates against the schema (Ajv, draft-07); the
  *   reason names the first Ajv errors.

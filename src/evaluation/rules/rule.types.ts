@@ -64,7 +64,7 @@ export const RULE_TYPES: readonly RuleType[] = [
  * | `contains`, `icontains`, `starts-with` | `value`: non-empty string |
  * | `contains-any`, `contains-all` | `value`: non-empty array of non-empty strings; `icase?`: boolean |
  * | `equals` | `value`: string (text compare) or any other JSON value (JSON compare) |
- * | `regex` | `value`: non-empty pattern string; `flags?`: RegExp flags |
+ * | `regex` | `value`: non-empty pattern (JavaScript syntax run on RE2: no backreferences or lookaround); `flags?`: `i` `m` `s` |
  * | `is-json` | `schema?` (or `value`): JSON Schema object |
  * | `json-schema` | `schema` (or `value`): JSON Schema object, required |
  * | `word-count` | `min?`, `max?`: integers >= 0, at least one |
@@ -86,7 +86,7 @@ export interface RuleDefinition {
   /** `word-count`: inclusive bounds. */
   min?: number;
   max?: number;
-  /** `regex`: RegExp flags such as `i`, `m`, `s`, `u` (`g`/`y` are accepted and have no effect). */
+  /** `regex`: flags `i`, `m`, `s` (`u`, `g`, `y`, `d` are accepted and have no effect; others are refused). */
   flags?: string;
   /** `contains-any` / `contains-all`: compare case-insensitively. */
   icase?: boolean;
