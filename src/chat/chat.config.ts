@@ -294,27 +294,11 @@ export class ChatVariables {
 
   @ConfigVariable({
     group: RULES,
-    description: 'only this many characters of a message are looked at by the rules; also the length of the write-time regex probes',
+    description: 'only this many characters of a message are looked at by the rules (regexes run on RE2, in time linear in this)',
     unit: 'chars',
   })
   @IsOptional() @Type(() => Number) @IsInt() @Min(100) @Max(100_000)
   CHAT_RULE_MATCH_MAX_CHARS: number = 2000;
-
-  @ConfigVariable({
-    group: RULES,
-    description: 'time limit of one regular-expression evaluation on a message (rule regexes, `pattern`s of tool input schemas); a stopped one counts as no match and is logged; all regexes of one message share 10 × this',
-    unit: 'ms',
-  })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10_000)
-  CHAT_RULE_REGEX_TIMEOUT_MS: number = 100;
-
-  @ConfigVariable({
-    group: RULES,
-    description: 'time limit of each write-time probe of a regular expression on adversarial input; a slower expression is refused (400); all probes of one request share 4 × this',
-    unit: 'ms',
-  })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(60_000)
-  CHAT_RULE_REGEX_PROBE_TIMEOUT_MS: number = 500;
 
   @ConfigVariable({
     group: TOOLS,
@@ -703,15 +687,13 @@ export const chatConfig = declareConfig({
     chatDiagnosis: { platformTimeoutMs: vars.CHAT_DIAGNOSIS_PLATFORM_TIMEOUT_MS },
     /**
      * Chat human-intervention and keyword tag rules (src/chat/intervention-rules, src/chat/tag-rules): counts, pattern
-     * length and matched text (characters), regex time limits (ms).
+     * length and matched text (characters).
      */
     chatRules: {
       maxPerTenant: vars.CHAT_RULE_MAX_PER_TENANT,
       maxPatterns: vars.CHAT_RULE_MAX_PATTERNS,
       maxPatternLength: vars.CHAT_RULE_MAX_PATTERN_LENGTH,
       matchMaxChars: vars.CHAT_RULE_MATCH_MAX_CHARS,
-      regexTimeoutMs: vars.CHAT_RULE_REGEX_TIMEOUT_MS,
-      regexProbeTimeoutMs: vars.CHAT_RULE_REGEX_PROBE_TIMEOUT_MS,
     },
     /** Chat tool API providers (src/chat/tool-providers): network policy, counts, sizes (bytes), timeouts (ms). */
     chatTools: {

@@ -15,7 +15,7 @@ describe('chat rule and tool provider configuration (CHAT_RULE_*, CHAT_TOOL_*)',
       maxResponseBytes: 1_048_576,
       maxRedirects: 3,
     });
-    expect(config.chatRules).toEqual({ maxPerTenant: 500, maxPatterns: 100, maxPatternLength: 200, matchMaxChars: 2000, regexTimeoutMs: 100, regexProbeTimeoutMs: 500 });
+    expect(config.chatRules).toEqual({ maxPerTenant: 500, maxPatterns: 100, maxPatternLength: 200, matchMaxChars: 2000 });
   });
 
   it('reads CHAT_TOOL_ALLOW_PRIVATE_NETWORKS as true / false only', () => {
@@ -28,7 +28,7 @@ describe('chat rule and tool provider configuration (CHAT_RULE_*, CHAT_TOOL_*)',
     expect(() => loadConfig({ CHAT_TOOL_DEFAULT_TIMEOUT_MS: '5000', CHAT_TOOL_MAX_TIMEOUT_MS: '1000' })).toThrow(ConfigurationError);
     expect(() => loadConfig({ CHAT_TOOL_DEFAULT_TIMEOUT_MS: '5000', CHAT_TOOL_MAX_TIMEOUT_MS: '1000' })).toThrow(/CHAT_TOOL_DEFAULT_TIMEOUT_MS: must not exceed CHAT_TOOL_MAX_TIMEOUT_MS/);
     expect(() => loadConfig({ CHAT_TOOL_MAX_REDIRECTS: '21' })).toThrow(/CHAT_TOOL_MAX_REDIRECTS/);
-    expect(() => loadConfig({ CHAT_RULE_REGEX_TIMEOUT_MS: '0' })).toThrow(/CHAT_RULE_REGEX_TIMEOUT_MS/);
+    expect(() => loadConfig({ CHAT_RULE_MATCH_MAX_CHARS: '0' })).toThrow(/CHAT_RULE_MATCH_MAX_CHARS/);
     expect(loadConfig({ CHAT_RULE_MATCH_MAX_CHARS: '500' }).chatRules.matchMaxChars).toBe(500);
   });
 });
