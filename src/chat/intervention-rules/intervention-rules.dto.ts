@@ -16,7 +16,7 @@ const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : 
 
 const PATTERNS_DESCRIPTION =
   'What the rule looks for, per matchType: `keywords` — words or phrases found anywhere in the message (case-insensitive, full-width = half-width); ' +
-  '`regex` — JavaScript regular expressions (flags `iu`; no backreferences or nested repetition, refused when slow on long input, at most CHAT_RULE_MAX_PATTERN_LENGTH characters each); ' +
+  '`regex` — regular expressions in JavaScript syntax, case-insensitive, run on the RE2 engine (time linear in the message, so `(a+)+` is harmless); backreferences (`\\1`, `\\k<name>`), lookahead `(?=` `(?!`, lookbehind `(?<=` `(?<!`, atomic groups and possessive quantifiers are refused with 400 naming the construct; a pattern matching the empty text is refused; at most CHAT_RULE_MAX_PATTERN_LENGTH characters each; ' +
   '`intent` — intent names, matched against the intent detected in the message (case-insensitive). 1..CHAT_RULE_MAX_PATTERNS entries, no repeats.';
 
 // ---------------------------------------------------------------- shared field declarations

@@ -46,7 +46,7 @@ export class ToolOperationDto implements ToolOperation {
   path: string;
 
   @ApiProperty({
-    description: 'JSON Schema (draft-07) of the arguments: an object schema; compiled by Ajv in strict mode (unknown keywords refused; formats date, time, date-time, email, uri, uuid, ipv4, ipv6; `$ref` only within the schema; `pattern`s must be safe). At most CHAT_TOOL_MAX_SCHEMA_BYTES of JSON (413).',
+    description: 'JSON Schema (draft-07) of the arguments: an object schema; compiled by Ajv in strict mode (unknown keywords refused; formats date, time, date-time, email, uri, uuid, ipv4, ipv6; `$ref` only within the schema; `pattern`s and `patternProperties` run on the RE2 engine in linear time: JavaScript syntax without backreferences, lookahead/lookbehind, atomic groups or possessive quantifiers, refused with 400 naming the construct). At most CHAT_TOOL_MAX_SCHEMA_BYTES of JSON (413).',
     type: 'object',
     additionalProperties: true,
     example: { type: 'object', properties: { orderId: { type: 'string', pattern: '^[A-Z0-9-]{1,20}$' } }, required: ['orderId'], additionalProperties: false },

@@ -70,7 +70,9 @@ export class ScenarioCaseDto {
   expected?: string;
 
   @ApiProperty({
-    description: `Rules (assertions) on the reply: { type, value?, weight?, threshold?, … }. Types: ${RULE_TYPES.join(', ')}.`,
+    description:
+      `Rules (assertions) on the reply: { type, value?, weight?, threshold?, … }. Types: ${RULE_TYPES.join(', ')}. ` +
+      '`regex` (`value`, `flags`: `i` `m` `s`; `u` `g` `y` `d` have no effect) and the `pattern`/`patternProperties` of `json-schema`/`is-json` schemas run on the RE2 engine (linear time): JavaScript syntax without backreferences (`\\1`, `\\k<name>`), lookahead/lookbehind, atomic groups or possessive quantifiers — such a pattern is refused with 400 naming the construct.',
     type: 'array',
     items: { type: 'object', additionalProperties: true },
     example: [{ type: 'icontains', value: 'refund' }, { type: 'latency', threshold: 3000 }],
