@@ -1,3 +1,4 @@
+import type { OutboundClient } from '../common/outbound/outbound-client';
 import { createChatModel, type ChatModelSettings, type ToolCallingChatModel } from './chat-model';
 
 /**
@@ -18,8 +19,9 @@ export interface ChatLlm {
 /**
  * The chat wing's model client, or null when none is configured. The configuration is fixed for the process, so a
  * service builds it once (in its constructor), not per request.
+ * @param outbound the chat model's outbound client (CHAT_LLM_ALLOW_PRIVATE_NETWORKS, CHAT_LLM_MAX_RESPONSE_BYTES)
  */
-export function chatLlm(chatLlmConfig: { baseUrl?: string; model?: string; apiKey?: string }): ChatLlm | null {
+export function chatLlm(chatLlmConfig: { baseUrl?: string; model?: string; apiKey?: string }, outbound: OutboundClient): ChatLlm | null {
   const settings = chatLlmSettings(chatLlmConfig);
-  return settings && { settings, model: createChatModel(settings) };
+  return settings && { settings, model: createChatModel(settings, outbound) };
 }

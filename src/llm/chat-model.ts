@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { type OutboundClient, outboundCause } from '../common/outbound/outbound-client';
 import { fromWireMessage, toWireMessages, toWireTools, type ToolChatMessage, type ToolCompletion, type ToolCompletionOptions, type ToolDefinition } from './tool-calling';
 
 /** A chat message for a model. */
@@ -37,8 +38,13 @@ export interface ToolCallingChatModel extends ChatModel {
 /**
  * The one port to chat-completion models (DESIGN.md, External peers: OpenAI-compatible HTTP through the `openai`
  * package). Wings call models only through this. No SDK retries: callers decide.
+ * Every request goes through `outbound` (the SDK's `fetch`; issue 19 item 1): the use's address policy with DNS
+ * pinned and redirects re-checked, and the reply read as a stream under the use's byte cap before the SDK parses it.
+ * A refused address or a reply over the cap rejects with an Error saying so (naming the cap's variable); the key is
+ * never in a message.
+ * @param outbound the calling use's outbound client (chat: CHAT_LLM_*, evaluation: EVAL_MODEL_*)
  */
-export function createChatModel(settings: ChatModelSettings): ToolCallingChatModel {
+export function createChatModel(settings: ChatModelSettings, outbound: OutboundClient): ToolCallingChatModel {
   const client = new OpenAI({
     baseURL: settings.baseUrl,
     apiKey: settings.apiKey || 'none',
@@ -46,10 +52,11 @@ export function createChatModel(settings: ChatModelSettings): ToolCallingChatMod
     organization: null,
     project: null,
     logLevel: 'off',
+    fetch: outbound.fetch(),
   });
   return {
     async complete(messages, options = {}) {
-      const response = await client.chat.completions.create(
+      const response = await withOutboundErrors(settings.model, client.chat.completions.create(
         {
           model: settings.model,
           messages,
@@ -57,14 +64,14 @@ export function createChatModel(settings: ChatModelSettings): ToolCallingChatMod
           ...(options.json ? { response_format: { type: 'json_object' as const } } : {}),
         },
         { timeout: options.timeoutMs ?? 60_000 },
-      );
+      ));
       const text = response.choices[0]?.message?.content;
       if (typeof text !== 'string') throw new Error(`The model ${settings.model} returned no text.`);
       return text;
     },
     async completeWithTools(messages, tools, options = {}) {
       const wireTools = toWireTools(tools);
-      const response = await client.chat.completions.create(
+      const response = await withOutboundErrors(settings.model, client.chat.completions.create(
         {
           model: settings.model,
           messages: toWireMessages(messages),
@@ -72,8 +79,22 @@ export function createChatModel(settings: ChatModelSettings): ToolCallingChatMod
           ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         },
         { timeout: options.timeoutMs ?? 60_000, ...(options.signal ? { signal: options.signal } : {}) },
-      );
+      ));
       return fromWireMessage(response.choices[0]?.message, settings.model);
     },
   };
+}
+
+/**
+ * Awaits an SDK call; when it failed in the outbound client (refused address, reply over the byte cap, DNS), rejects
+ * with an Error whose message says that instead of the SDK's bare "Connection error.".
+ */
+async function withOutboundErrors<T>(model: string, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    const outbound = outboundCause(error);
+    if (outbound && outbound.code !== 'aborted') throw Object.assign(new Error(`The model ${model} call failed: ${outbound.detail}`), { cause: outbound });
+    throw error;
+  }
 }

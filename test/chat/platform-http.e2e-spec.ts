@@ -3,6 +3,7 @@ import { ChatPlatformError } from '../../src/chat/platform/chat-platform.error';
 import { CHAT_PLATFORM, type ChatCorpContext, type ChatPlatform } from '../../src/chat/platform/chat-platform.port';
 import { HttpChatPlatform, httpChatPlatformOptions } from '../../src/chat/platform/http-chat-platform';
 import { toProblem } from '../../src/common/http/problem-details';
+import { OutboundHttp } from '../../src/common/outbound/outbound.service';
 import { startChatPlatformModule } from '../support/chat-platform-module';
 import { freePort } from '../support/free-port';
 import { addFakeCustomer, addFakeGroupChat, addFakeStaff, type FakeChatPlatform, startFakeChatPlatform } from '../support/peers/fake-chat-platform';
@@ -211,7 +212,7 @@ describe('chat platform HTTP adapter (issue 5: the enterprise chat platform port
   });
 
   it('retries a connection that could not be opened, then reports the platform unreachable', async () => {
-    const closed = new HttpChatPlatform({ ...httpChatPlatformOptions({ ...testApp.config.chatPlatform, baseUrl: `http://127.0.0.1:${await freePort()}` }), baseDelayMs: 1, maxDelayMs: 2 });
+    const closed = new HttpChatPlatform({ ...httpChatPlatformOptions({ ...testApp.config.chatPlatform, baseUrl: `http://127.0.0.1:${await freePort()}` }, testApp.app.get(OutboundHttp).client(testApp.config.chatOutbound.platform)), baseDelayMs: 1, maxDelayMs: 2 });
     const started = Date.now();
     const error = await failureOf(closed.createContactWay(newCorp(), { type: 1, scene: 2, userIds: ['zhangsan'] }));
     expect([error!.getStatus(), error!.kind, error!.retryable]).toEqual([502, 'network', true]);

@@ -2,6 +2,7 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChatPlatformModule } from '../../src/chat/platform/chat-platform.module';
 import { createRootLogger, PinoNestLogger } from '../../src/common/logging/logger';
+import { OutboundModule } from '../../src/common/outbound/outbound.service';
 import { AppConfigModule } from '../../src/config/config.module';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import type { TestApp } from './test-app';
@@ -20,6 +21,7 @@ export async function startChatPlatformModule(testApp: TestApp): Promise<Testing
     imports: [
       AppConfigModule.forRoot(testApp.config),
       TypeOrmModule.forRoot({ ...buildDataSourceOptions(url.toString()), migrationsRun: false, autoLoadEntities: true, retryAttempts: 0 }),
+      OutboundModule,
       ChatPlatformModule,
     ],
   })

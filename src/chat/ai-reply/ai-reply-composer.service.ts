@@ -2,6 +2,7 @@ import { HttpStatus, Inject, Injectable, Logger, NotFoundException } from '@nest
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ProblemException } from '../../common/http/problem-details';
+import { OutboundHttp } from '../../common/outbound/outbound.service';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { chatLlm, type ChatLlm } from '../../llm/chat-llm-settings';
 import type { ToolCallingChatModel } from '../../llm/chat-model';
@@ -106,8 +107,9 @@ export class AiReplyComposer {
     private readonly variables: VariablesService,
     private readonly toolProviders: ToolProvidersService,
     private readonly interventionRules: InterventionRulesService,
+    outboundHttp: OutboundHttp,
   ) {
-    this.llm = chatLlm(config.chatLlm);
+    this.llm = chatLlm(config.chatLlm, outboundHttp.client(config.chatOutbound.llm));
   }
 
   /**

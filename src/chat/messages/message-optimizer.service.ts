@@ -1,6 +1,7 @@
 import { BadGatewayException, BadRequestException, Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { OutboundHttp } from '../../common/outbound/outbound.service';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { chatLlm, type ChatLlm } from '../../llm/chat-llm-settings';
 import type { ChatMessage } from '../../llm/chat-model';
@@ -27,8 +28,9 @@ export class MessageOptimizerService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly messages: ChatMessagesService,
+    outboundHttp: OutboundHttp,
   ) {
-    this.llm = chatLlm(config.chatLlm);
+    this.llm = chatLlm(config.chatLlm, outboundHttp.client(config.chatOutbound.llm));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { OutboundHttp } from '../../common/outbound/outbound.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ChatPlatformEvents } from './chat-platform-events';
 import { CHAT_PLATFORM, type ChatPlatform } from './chat-platform.port';
@@ -11,9 +12,10 @@ import { CHAT_SIMULATOR_ENTITIES } from './simulator';
  * Chooses the chat platform adapter from configuration: the simulator unless CHAT_PLATFORM_MODE is `http`.
  * @param config the resolved configuration
  * @param simulator the simulator (used in simulator mode)
+ * @param outboundHttp the outbound clients; the HTTP adapter sends through the chat platform's (CHAT_PLATFORM_*)
  */
-export function chooseChatPlatform(config: AppConfig, simulator: ChatPlatformSimulator): ChatPlatform {
-  return config.chatPlatform.mode === 'http' ? new HttpChatPlatform(httpChatPlatformOptions(config.chatPlatform)) : simulator;
+export function chooseChatPlatform(config: AppConfig, simulator: ChatPlatformSimulator, outboundHttp: OutboundHttp): ChatPlatform {
+  return config.chatPlatform.mode === 'http' ? new HttpChatPlatform(httpChatPlatformOptions(config.chatPlatform, outboundHttp.client(config.chatOutbound.platform))) : simulator;
 }
 
 /**
@@ -28,7 +30,7 @@ export function chooseChatPlatform(config: AppConfig, simulator: ChatPlatformSim
   providers: [
     ChatPlatformEvents,
     ChatPlatformSimulator,
-    { provide: CHAT_PLATFORM, useFactory: chooseChatPlatform, inject: [APP_CONFIG, ChatPlatformSimulator] },
+    { provide: CHAT_PLATFORM, useFactory: chooseChatPlatform, inject: [APP_CONFIG, ChatPlatformSimulator, OutboundHttp] },
   ],
   exports: [CHAT_PLATFORM, ChatPlatformEvents, ChatPlatformSimulator],
 })

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { sha256Hex } from '../../common/crypto/secrets';
+import type { GuardedFetch, OutboundClient } from '../../common/outbound/outbound-client';
 import type { AppConfig } from '../../config/app-config';
 import { AccessTokenCache, type IssuedToken } from './access-token-cache';
 import { ChatPlatformError, redactSecrets } from './chat-platform.error';
@@ -55,6 +56,11 @@ export interface HttpChatPlatformOptions extends PlatformRetryOptions {
   baseUrl: string;
   /** Timeout of one request (reply body included), ms. */
   timeoutMs: number;
+  /**
+   * Sends every request: the chat platform's guarded outbound client (CHAT_PLATFORM_ALLOW_PRIVATE_NETWORKS,
+   * CHAT_PLATFORM_MAX_RESPONSE_BYTES; issue 19 item 1), with `timeoutMs` as its deadline.
+   */
+  fetch: GuardedFetch;
   /** Replace a cached token this long before it expires, ms. */
   tokenRefreshMarginMs: number;
   /** Waits `ms` ms between retries; injectable for tests. */
@@ -84,12 +90,17 @@ const MAX_GROUPS_PAGE = 1000;
 /** Media upload type per outbound message type (`emotion` GIFs are images to the platform). */
 const MEDIA_UPLOAD_TYPE = { image: 'image', emotion: 'image', video: 'video', file: 'file' } as const;
 
-/** The options of the HTTP adapter from the resolved configuration. @throws Error when no base URL is configured */
-export function httpChatPlatformOptions(config: AppConfig['chatPlatform']): HttpChatPlatformOptions {
+/**
+ * The options of the HTTP adapter from the resolved configuration.
+ * @param outbound the chat platform's outbound client (every request goes through it)
+ * @throws Error when no base URL is configured
+ */
+export function httpChatPlatformOptions(config: AppConfig['chatPlatform'], outbound: OutboundClient): HttpChatPlatformOptions {
   if (!config.baseUrl) throw new Error('CHAT_PLATFORM_BASE_URL is required when CHAT_PLATFORM_MODE is http');
   return {
     baseUrl: config.baseUrl,
     timeoutMs: config.timeoutMs,
+    fetch: outbound.fetch({ timeoutMs: config.timeoutMs }),
     retries: config.retries,
     baseDelayMs: config.retryBaseDelayMs,
     maxDelayMs: config.retryMaxDelayMs,
@@ -376,7 +387,7 @@ export class HttpChatPlatform implements ChatPlatform {
         const body = request.form ? request.form() : request.json === undefined ? undefined : JSON.stringify(request.json);
         const headers: Record<string, string> = { accept: 'application/json' };
         if (typeof body === 'string') headers['content-type'] = 'application/json; charset=utf-8';
-        const response = await fetch(url, { method: request.method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs) });
+        const response = await this.options.fetch(url, { method: request.method, headers, body, redirect: 'manual' });
         const text = await response.text();
         if (response.status < 200 || response.status >= 300) {
           failure = { kind: 'http_status', httpStatus: response.status };

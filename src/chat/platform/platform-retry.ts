@@ -1,3 +1,4 @@
+import { outboundCause } from '../../common/outbound/outbound-client';
 import { type ChatPlatformFailureKind, SYSTEM_BUSY_ERRCODE } from './platform-errcodes';
 
 /**
@@ -70,7 +71,16 @@ const CONNECT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', '
  * connection never opened. Reads `error.cause.code` (undici puts the socket error there).
  * @returns kind, whether the request certainly did not reach the platform, and a short reason without URLs
  */
-export function classifyFetchError(error: unknown): { kind: 'timeout' | 'network'; beforeSending: boolean; reason: string } {
+export function classifyFetchError(error: unknown): { kind: 'timeout' | 'network' | 'invalid_response'; beforeSending: boolean; reason: string } {
+  // The guarded outbound client (src/common/outbound): its deadline, a refused address, a reply over the cap.
+  const outbound = outboundCause(error);
+  if (outbound) {
+    if (outbound.code === 'timeout') return { kind: 'timeout', beforeSending: false, reason: 'timed out' };
+    if (outbound.code === 'dns_error' || outbound.code === 'blocked_address' || outbound.code === 'invalid_url') return { kind: 'network', beforeSending: true, reason: outbound.detail };
+    if (outbound.code === 'response_too_large') return { kind: 'invalid_response', beforeSending: false, reason: outbound.detail };
+    const code = outbound.systemCode;
+    return { kind: 'network', beforeSending: code !== undefined && CONNECT_ERROR_CODES.has(code), reason: code ?? outbound.detail };
+  }
   const name = (error as { name?: unknown })?.name;
   if (name === 'TimeoutError') return { kind: 'timeout', beforeSending: false, reason: 'timed out' };
   const cause = (error as { cause?: { code?: unknown; name?: unknown } })?.cause;

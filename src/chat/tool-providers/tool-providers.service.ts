@@ -6,8 +6,10 @@ import { ProblemException } from '../../common/http/problem-details';
 import { toOrder } from '../../common/paging/page';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { FieldProblem, fieldErrors } from '../intervention-rules/field-errors';
-import { guardedHttpRequest, OutboundErrorCode, OutboundRequestError } from './guarded-http';
-import { baseUrlProblems, refusedAddressReason } from './network-address.rules';
+import { baseUrlProblems } from '../../common/outbound/address-policy';
+import { OutboundErrorCode, OutboundRequestError } from '../../common/outbound/guarded-http';
+import type { OutboundClient, OutboundUseSettings } from '../../common/outbound/outbound-client';
+import { OutboundHttp } from '../../common/outbound/outbound.service';
 import { ToolProviderEntity } from './tool-provider.entity';
 import { ajvProblems, buildToolRequest, compileInputSchema, ToolOperation, toolOperationsProblems, ToolSchemaTooLargeError } from './tool-operations.rules';
 import { CreateOrUpdateToolApiProviderRequest, TOOL_PROVIDER_SORT_FIELDS, ToolProviderPageQuery } from './tool-providers.dto';
@@ -30,6 +32,7 @@ const STATUS_OF: Record<ToolCallErrorCode, HttpStatus> = {
   too_many_redirects: HttpStatus.BAD_GATEWAY,
   response_too_large: HttpStatus.BAD_GATEWAY,
   network_error: HttpStatus.BAD_GATEWAY,
+  aborted: HttpStatus.GATEWAY_TIMEOUT,
 };
 
 /**
@@ -82,10 +85,16 @@ export class ToolProvidersService {
   private readonly logger = new Logger(ToolProvidersService.name);
   private readonly validators = new Map<string, ValidateFunction>();
 
+  /** The tool providers' outbound client (CHAT_TOOL_ALLOW_PRIVATE_NETWORKS, CHAT_TOOL_MAX_RESPONSE_BYTES). */
+  private readonly outbound: OutboundClient;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    outboundHttp: OutboundHttp,
+  ) {
+    this.outbound = outboundHttp.client(toolOutboundSettings(config.chatTools));
+  }
 
   /**
    * @throws BadRequestException (400) bad base URL, auth or operations; PayloadTooLargeException (413) an input
@@ -176,9 +185,9 @@ export class ToolProvidersService {
   /**
    * Calls one operation of a provider (for the reply pipeline): checks the arguments against the operation's input
    * schema (defaults filled in), builds the request (tool-operations.rules.ts), adds the provider's authentication
-   * and sends it through guardedHttpRequest with the provider's timeout, CHAT_TOOL_MAX_REDIRECTS and
-   * CHAT_TOOL_MAX_RESPONSE_BYTES; every address it would connect to (each DNS answer, each redirect) must pass
-   * refusedAddressReason under CHAT_TOOL_ALLOW_PRIVATE_NETWORKS. Any HTTP status is a result (`ok` false for
+   * and sends it through the common outbound client (src/common/outbound) with the provider's timeout,
+   * CHAT_TOOL_MAX_REDIRECTS and CHAT_TOOL_MAX_RESPONSE_BYTES; every address it would connect to (each DNS answer,
+   * each redirect) must pass the address policy under CHAT_TOOL_ALLOW_PRIVATE_NETWORKS. Any HTTP status is a result (`ok` false for
    * non-2xx); logs name the tenant, provider, operation, status and time, never the secret or the arguments.
    * @param args the model's arguments (a JSON object)
    * @throws ToolCallError unknown_provider, provider_disabled, unknown_operation, invalid_arguments (with `errors`),
@@ -208,23 +217,17 @@ export class ToolProvidersService {
     }
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT, ...authHeaders(provider) };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
-    const allowPrivate = this.config.chatTools.allowPrivateNetworks;
     const started = Date.now();
     const label = `Tenant ${tenantId}, tool provider ${provider.id}, operation ${operation.name}`;
     try {
-      const response = await guardedHttpRequest(
-        {
-          url: request.url,
-          method: request.method,
-          headers,
-          body: request.body,
-          timeoutMs: provider.timeoutMs,
-          maxResponseBytes: this.config.chatTools.maxResponseBytes,
-          maxRedirects: this.config.chatTools.maxRedirects,
-          sensitiveHeaders: provider.authHeaderName ? [provider.authHeaderName] : [],
-        },
-        (address) => refusedAddressReason(address, allowPrivate),
-      );
+      const response = await this.outbound.request({
+        url: request.url,
+        method: request.method,
+        headers,
+        body: request.body,
+        timeoutMs: provider.timeoutMs,
+        sensitiveHeaders: provider.authHeaderName ? [provider.authHeaderName] : [],
+      });
       const durationMs = Date.now() - started;
       this.logger.log(`${label}: HTTP ${response.status} in ${durationMs} ms`);
       const contentType = typeof response.headers['content-type'] === 'string' ? response.headers['content-type'] : null;
@@ -254,7 +257,7 @@ export class ToolProvidersService {
    */
   private assertValid(row: ToolProviderEntity, input: CreateOrUpdateToolApiProviderRequest): void {
     const limits = this.config.chatTools;
-    const problems: FieldProblem[] = baseUrlProblems(row.baseUrl, limits.allowPrivateNetworks).map((message) => ({ field: 'baseUrl', message }));
+    const problems: FieldProblem[] = baseUrlProblems(row.baseUrl, this.outbound.policy(), { credentialsHint: 'put them in auth (the secret is write-only)' }).map((message) => ({ field: 'baseUrl', message }));
     if (row.authType === 'header' && !row.authHeaderName) problems.push({ field: 'auth.headerName', message: 'is required for auth type header' });
     if (row.authHeaderName && ['host', 'content-length', 'content-type', 'transfer-encoding', 'connection'].includes(row.authHeaderName.toLowerCase())) {
       problems.push({ field: 'auth.headerName', message: `cannot be ${row.authHeaderName}` });
@@ -313,4 +316,20 @@ async function saveUnique(manager: EntityManager, row: ToolProviderEntity): Prom
     }
     throw error;
   }
+}
+
+/**
+ * The tool providers' outbound use (issue 6 "never to loopback or private addresses unless allowed by configuration";
+ * issue 19 item 1): CHAT_TOOL_ALLOW_PRIVATE_NETWORKS, CHAT_TOOL_MAX_RESPONSE_BYTES, CHAT_TOOL_MAX_REDIRECTS.
+ */
+export function toolOutboundSettings(tools: AppConfig['chatTools']): OutboundUseSettings {
+  return {
+    use: 'tool',
+    switchName: 'CHAT_TOOL_ALLOW_PRIVATE_NETWORKS',
+    allowPrivateNetworks: tools.allowPrivateNetworks,
+    maxResponseBytes: tools.maxResponseBytes,
+    maxResponseBytesName: 'CHAT_TOOL_MAX_RESPONSE_BYTES',
+    defaultTimeoutMs: tools.defaultTimeoutMs,
+    maxRedirects: tools.maxRedirects,
+  };
 }

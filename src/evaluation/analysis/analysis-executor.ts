@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { OutboundHttp } from '../../common/outbound/outbound.service';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { JobHandler } from '../../jobs/job-handler.decorator';
 import { ChatModel, createChatModel } from '../../llm/chat-model';
@@ -69,6 +70,8 @@ export class AnalysisExecutor implements OnModuleDestroy {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly results: CampaignResultsQuery,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    /** Analysis calls go through the evaluation models' outbound client (EVAL_MODEL_*; issue 19 item 1). */
+    private readonly outboundHttp: OutboundHttp,
   ) {}
 
   /** Interrupts model waits so running analyses go back to the queue at once instead of holding up shutdown. */
@@ -122,7 +125,7 @@ export class AnalysisExecutor implements OnModuleDestroy {
     if (!config.enabled || config.type !== 'chat') {
       throw new AnalysisFailure(`The model configuration "${config.name}" (${config.id}) is no longer an enabled chat configuration.`);
     }
-    const model = createChatModel({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey });
+    const model = createChatModel({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey }, this.outboundHttp.client(this.config.evaluationOutbound.model));
     const ask = (what: string, json = true): AskOptions => ({
       what,
       json,

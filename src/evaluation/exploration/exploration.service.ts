@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ProblemException } from '../../common/http/problem-details';
 import { Page, toOrder, toPage } from '../../common/paging/page';
+import { OutboundHttp } from '../../common/outbound/outbound.service';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { createChatModel } from '../../llm/chat-model';
 import { CampaignEntity } from '../campaigns/campaign.entity';
@@ -77,6 +78,8 @@ export class ExplorationService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly targets: TargetsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    /** Virtual-user model calls go through the evaluation models' outbound client (EVAL_MODEL_*; issue 19 item 1). */
+    private readonly outboundHttp: OutboundHttp,
   ) {}
 
   /**
@@ -208,7 +211,7 @@ export class ExplorationService {
     const first = checkTurnBudget(session.turnsUsed, this.budgetOf(campaign).turnsPerSession);
     if (!first.allowed) throw budgetConflict(first);
     const config = await this.findVirtualUserModel(manager, session.modelConfigId, (detail) => new ConflictException(detail));
-    const model = createChatModel({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey });
+    const model = createChatModel({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey }, this.outboundHttp.client(this.config.evaluationOutbound.model));
 
     const delivered: ExplorationMessageDto[] = [];
     let stoppedBy: DriveStop | null = null;

@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { outboundCause, type OutboundClient } from '../../common/outbound/outbound-client';
+import { OutboundHttp } from '../../common/outbound/outbound.service';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { defineJob } from '../../jobs/job-definition';
 import { JobHandler } from '../../jobs/job-handler.decorator';
@@ -32,16 +34,22 @@ export function runCompletedPayload(run: Pick<RunEntity, 'id' | 'status' | 'summ
  * The run-completion webhook (evaluation-platform.md, Events): when EVAL_WEBHOOK_URL is set, every run that ends
  * completed or failed is POSTed as JSON, with `X-Webhook-Secret` only when EVAL_WEBHOOK_SECRET is set, 10 s
  * timeout. A failure is logged as a warning and never affects the run; no retry (the spec describes none).
+ * The call goes through the webhook's outbound client (issue 19 item 1): EVAL_WEBHOOK_ALLOW_PRIVATE_NETWORKS, no
+ * redirects, the receiver's reply read under EVAL_WEBHOOK_MAX_RESPONSE_BYTES (past it: aborted and logged).
  */
 @Injectable()
 export class RunWebhook {
   private readonly logger = new Logger(RunWebhook.name);
+  private readonly outbound: OutboundClient;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jobs: JobsService,
-  ) {}
+    outboundHttp: OutboundHttp,
+  ) {
+    this.outbound = outboundHttp.client(config.evaluationOutbound.webhook);
+  }
 
   /** Schedules the webhook of `runId` in the caller's transaction (nothing when no URL is configured). */
   async schedule(runId: string, manager: EntityManager): Promise<void> {
@@ -56,10 +64,11 @@ export class RunWebhook {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (this.config.evaluation.webhookSecret) headers['X-Webhook-Secret'] = this.config.evaluation.webhookSecret;
     try {
-      const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(runCompletedPayload(run)), signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS), redirect: 'manual' });
-      if (!response.ok) this.logger.warn(`Run-completion webhook for run ${runId} answered HTTP ${response.status}.`);
+      const response = await this.outbound.request({ url, method: 'POST', headers, body: JSON.stringify(runCompletedPayload(run)), timeoutMs: WEBHOOK_TIMEOUT_MS, maxRedirects: 0, returnRedirects: true });
+      if (response.status < 200 || response.status >= 300) this.logger.warn(`Run-completion webhook for run ${runId} answered HTTP ${response.status}.`);
     } catch (error) {
-      this.logger.warn(`Run-completion webhook for run ${runId} failed: ${(error as Error).message}`);
+      // Outbound errors name the URL without its query; anything else only by its message.
+      this.logger.warn(`Run-completion webhook for run ${runId} failed: ${(outboundCause(error) ?? (error as Error)).message}`);
     }
   }
 }

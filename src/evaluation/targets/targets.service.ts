@@ -4,6 +4,8 @@ import { DataSource } from 'typeorm';
 import { DigitalStaffSandboxError } from '../../chat/sandbox/digital-staff-sandbox.error';
 import { DigitalStaffSandbox } from '../../chat/sandbox/digital-staff-sandbox.service';
 import { Page, toOrder, toPage } from '../../common/paging/page';
+import type { OutboundClient } from '../../common/outbound/outbound-client';
+import { OutboundHttp } from '../../common/outbound/outbound.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import {
   createDigitalStaffChannel,
@@ -58,11 +60,17 @@ function digitalStaffConfigOf(stored: Pick<Stored, 'channel'>): DigitalStaffChan
 /** Targets CRUD and their channels (issue 3: Target; paths not shown in the spec). */
 @Injectable()
 export class TargetsService {
+  /** The targets' outbound client (EVAL_TARGET_ALLOW_PRIVATE_NETWORKS, EVAL_TARGET_MAX_RESPONSE_BYTES). */
+  private readonly outbound: OutboundClient;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sandbox: DigitalStaffSandbox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    outboundHttp: OutboundHttp,
+  ) {
+    this.outbound = outboundHttp.client(config.evaluationOutbound.target);
+  }
 
   /**
    * @throws BadRequestException (400) settings missing for the kind, of another kind, or invalid; for `digital_staff`
@@ -126,12 +134,13 @@ export class TargetsService {
 
   /**
    * The channel that calls this target. A `digital_staff` target goes through the chat wing's DigitalStaffSandbox
-   * (timeout: its timeout_ms, else EVAL_DIGITAL_STAFF_TIMEOUT_MS).
+   * (timeout: its timeout_ms, else EVAL_DIGITAL_STAFF_TIMEOUT_MS); `http` and `openai` targets go through the
+   * evaluation targets' outbound client (issue 19 item 1).
    * @throws BadRequestException a kind without an adapter
    */
   channelFor(target: TargetEntity): TargetChannel {
-    if (target.kind === 'http') return createHttpChannel(httpConfigOf(target));
-    if (target.kind === 'openai') return createOpenAiChannel(openAiConfigOf(target));
+    if (target.kind === 'http') return createHttpChannel(httpConfigOf(target), this.outbound);
+    if (target.kind === 'openai') return createOpenAiChannel(openAiConfigOf(target), this.outbound);
     if (target.kind === 'digital_staff') return createDigitalStaffChannel(digitalStaffConfigOf(target), this.sandbox, this.config.evaluation.digitalStaffTimeoutMs);
     throw new BadRequestException(`Targets of kind "${target.kind}" cannot be called yet.`);
   }

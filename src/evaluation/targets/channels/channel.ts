@@ -1,3 +1,5 @@
+import { outboundCause } from '../../../common/outbound/outbound-client';
+
 /**
  * Shared shapes and helpers of target channels: how the platform calls an agent under test
  * (evaluation-platform.md, What the service does: "executes evaluation scenarios against an evaluation target through
@@ -109,6 +111,32 @@ export function networkError(error: unknown): ChannelError {
     current = (current as { cause?: unknown }).cause;
   }
   return new ChannelError(`could not reach the target${code ? ` (${code})` : ''}`, { retryable: true });
+}
+
+/**
+ * The ChannelError for a failure of the outbound client (src/common/outbound), or undefined when `error` is none
+ * (an SDK may wrap it: the cause chain is searched). Over the byte cap (EVAL_TARGET_MAX_RESPONSE_BYTES) and a refused
+ * address are final (a retry would fail the same way); DNS and network failures are retryable. Timeouts and
+ * cancellations are left to withDeadline. Messages never show the URL.
+ */
+export function outboundChannelError(error: unknown): ChannelError | undefined {
+  const outbound = outboundCause(error);
+  if (!outbound) return undefined;
+  switch (outbound.code) {
+    case 'response_too_large':
+      return new ChannelError(`target ${outbound.detail}`, { retryable: false });
+    case 'blocked_address':
+      return new ChannelError(`target address ${outbound.detail}`, { retryable: false });
+    case 'invalid_url':
+    case 'too_many_redirects':
+      return new ChannelError(`target call failed: ${outbound.detail}`, { retryable: false });
+    case 'dns_error':
+      return new ChannelError('could not reach the target (DNS)', { retryable: true });
+    case 'network_error':
+      return new ChannelError(`could not reach the target${outbound.systemCode ? ` (${outbound.systemCode})` : ''}`, { retryable: true });
+    default:
+      return undefined;
+  }
 }
 
 /**

@@ -2,6 +2,19 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { ChannelError } from './channel';
 import { createHttpChannel, type HttpChannelConfig, validateHttpChannelConfig } from './http-channel';
 import { sendWithRetry } from './retry';
+import { OutboundClient } from '../../../common/outbound/outbound-client';
+
+/** The targets' outbound client as the app builds it, loopback allowed (the peers here run on 127.0.0.1). */
+const TARGETS = new OutboundClient({
+  use: 'evaluation target',
+  switchName: 'EVAL_TARGET_ALLOW_PRIVATE_NETWORKS',
+  allowPrivateNetworks: true,
+  maxResponseBytes: 1024 * 1024,
+  maxResponseBytesName: 'EVAL_TARGET_MAX_RESPONSE_BYTES',
+  defaultTimeoutMs: 30_000,
+});
+const channelOf = (config: HttpChannelConfig) => createHttpChannel(config, TARGETS);
+afterAll(() => TARGETS.close());
 
 type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;
 
@@ -78,7 +91,7 @@ describe('http channel', () => {
       const token = String(req.headers.authorization).split(' ')[1];
       json(res, 200, { reply: `echo: ${JSON.parse(body).input}`, debug: { authorization: req.headers.authorization, note: `token ${token}` } });
     });
-    const reply = await createHttpChannel(config(agent.url)).send(request);
+    const reply = await channelOf(config(agent.url)).send(request);
 
     expect(reply.output).toBe('echo: what is "2+2"?');
     expect(reply.latencyMs).toEqual(expect.any(Number));
@@ -97,7 +110,7 @@ describe('http channel', () => {
 
   it('uses PUT when configured and stringifies a number reply', async () => {
     const agent = await start((req, _body, res) => json(res, 200, { data: { answer: 4, method: req.method } }));
-    const reply = await createHttpChannel(config(agent.url, { method: 'PUT', replyPath: '$.data.answer' })).send(request);
+    const reply = await channelOf(config(agent.url, { method: 'PUT', replyPath: '$.data.answer' })).send(request);
     expect(reply.output).toBe('4');
     expect(reply.raw).toEqual({ data: { answer: 4, method: 'PUT' } });
   });
@@ -108,7 +121,7 @@ describe('http channel', () => {
       else json(res, 200, { reply: 'after the wait' });
     });
     const waits: number[] = [];
-    const reply = await sendWithRetry(createHttpChannel(config(agent.url)), request, {
+    const reply = await sendWithRetry(channelOf(config(agent.url)), request, {
       attempts: 3,
       baseDelayMs: 10,
       maxDelayMs: 5_000,
@@ -121,7 +134,7 @@ describe('http channel', () => {
 
   it('reports a 429 as retryable with the requested delay', async () => {
     const agent = await start((_req, _body, res) => json(res, 429, { error: 'rate limited' }, { 'retry-after': '3' }));
-    const error = await failure(createHttpChannel(config(agent.url)).send(request));
+    const error = await failure(channelOf(config(agent.url)).send(request));
     expect(error).toMatchObject({ status: 429, retryable: true, retryAfterMs: 3_000 });
     expect(error.message).toBe('target answered HTTP 429: {"error":"rate limited"}');
   });
@@ -131,7 +144,7 @@ describe('http channel', () => {
       if (agent.hits() === 1) json(res, 500, { error: 'boom' });
       else json(res, 200, { reply: 'recovered' });
     });
-    const reply = await sendWithRetry(createHttpChannel(config(agent.url)), request, { attempts: 3, baseDelayMs: 10, maxDelayMs: 50 });
+    const reply = await sendWithRetry(channelOf(config(agent.url)), request, { attempts: 3, baseDelayMs: 10, maxDelayMs: 50 });
     expect(reply.output).toBe('recovered');
     expect(agent.hits()).toBe(2);
   });
@@ -141,12 +154,12 @@ describe('http channel', () => {
       // never answers
     });
     const started = Date.now();
-    const error = await failure(createHttpChannel(config(agent.url, { timeoutMs: 200 })).send(request));
+    const error = await failure(channelOf(config(agent.url, { timeoutMs: 200 })).send(request));
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(error).toMatchObject({ message: 'no reply within 200 ms', retryable: true });
 
     const again = await failure(
-      sendWithRetry(createHttpChannel(config(agent.url, { timeoutMs: 100 })), request, { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 }),
+      sendWithRetry(channelOf(config(agent.url, { timeoutMs: 100 })), request, { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 }),
     );
     expect(again.message).toBe('no reply within 100 ms');
     expect(agent.hits()).toBe(3);
@@ -154,7 +167,7 @@ describe('http channel', () => {
 
   it('fails at once when the reply has no text at the reply path', async () => {
     const agent = await start((_req, _body, res) => json(res, 200, { answer: 'elsewhere' }));
-    const error = await failure(sendWithRetry(createHttpChannel(config(agent.url)), request, { attempts: 3, baseDelayMs: 10, maxDelayMs: 10 }));
+    const error = await failure(sendWithRetry(channelOf(config(agent.url)), request, { attempts: 3, baseDelayMs: 10, maxDelayMs: 10 }));
     expect(error).toMatchObject({ retryable: false, message: "reply path $.reply matched nothing in the target's reply" });
     expect(agent.hits()).toBe(1);
   });
@@ -164,13 +177,13 @@ describe('http channel', () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html>login</html>');
     });
-    const error = await failure(createHttpChannel(config(agent.url)).send(request));
+    const error = await failure(channelOf(config(agent.url)).send(request));
     expect(error).toMatchObject({ retryable: false, status: 200, message: 'target reply (HTTP 200) is not JSON' });
   });
 
   it('fails at once on 401 and keeps header values out of the message', async () => {
     const agent = await start((req, _body, res) => json(res, 401, { error: `bad key ${req.headers.authorization}` }));
-    const error = await failure(sendWithRetry(createHttpChannel(config(agent.url)), request, { attempts: 3, baseDelayMs: 10, maxDelayMs: 10 }));
+    const error = await failure(sendWithRetry(channelOf(config(agent.url)), request, { attempts: 3, baseDelayMs: 10, maxDelayMs: 10 }));
     expect(error).toMatchObject({ status: 401, retryable: false });
     expect(error.message).toContain('HTTP 401');
     expect(error.message).not.toContain(SECRET);
@@ -184,7 +197,7 @@ describe('http channel', () => {
       res.writeHead(307, { location: elsewhere.url });
       res.end();
     });
-    const error = await failure(createHttpChannel(config(agent.url)).send(request));
+    const error = await failure(channelOf(config(agent.url)).send(request));
     expect(error).toMatchObject({ status: 307, retryable: false, message: 'target answered HTTP 307 (redirects are not followed)' });
     expect(elsewhere.hits()).toBe(0);
   });
@@ -192,7 +205,7 @@ describe('http channel', () => {
   it('reports an unreachable agent as a retryable network error', async () => {
     const agent = await start((_req, _body, res) => json(res, 200, {}));
     await agent.close();
-    const error = await failure(createHttpChannel(config(agent.url)).send(request));
+    const error = await failure(channelOf(config(agent.url)).send(request));
     expect(error).toMatchObject({ retryable: true, message: 'could not reach the target (ECONNREFUSED)' });
   });
 
@@ -203,7 +216,7 @@ describe('http channel', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const error = await failure(
-      sendWithRetry(createHttpChannel(config(agent.url)), { ...request, signal: controller.signal }, { attempts: 3, baseDelayMs: 10, maxDelayMs: 10 }),
+      sendWithRetry(channelOf(config(agent.url)), { ...request, signal: controller.signal }, { attempts: 3, baseDelayMs: 10, maxDelayMs: 10 }),
     );
     expect(error).toMatchObject({ retryable: false, message: 'the request was cancelled' });
     expect(agent.hits()).toBe(1);
@@ -247,6 +260,6 @@ describe('validateHttpChannelConfig', () => {
   });
 
   it('makes createHttpChannel throw on an invalid config', () => {
-    expect(() => createHttpChannel({ ...valid, url: 'file:///etc/passwd' })).toThrow('invalid http channel config: url must use http or https');
+    expect(() => channelOf({ ...valid, url: 'file:///etc/passwd' })).toThrow('invalid http channel config: url must use http or https');
   });
 });

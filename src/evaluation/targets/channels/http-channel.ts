@@ -1,5 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { OutboundClient } from '../../../common/outbound/outbound-client';
 import { renderBodyTemplate, templateMentionsMessage } from './body-template';
 import {
   ChannelError,
@@ -11,6 +10,7 @@ import {
   excerpt,
   isRecord,
   networkError,
+  outboundChannelError,
   redactSecrets,
   statusError,
   type TargetChannel,
@@ -66,46 +66,19 @@ export function validateHttpChannelConfig(config: unknown): string[] {
   return problems;
 }
 
-/** Keep-alive connection pools shared by every http target (a run reuses sockets instead of opening one per case). */
-const AGENTS = { 'http:': new HttpAgent({ keepAlive: true, maxSockets: 256 }), 'https:': new HttpsAgent({ keepAlive: true, maxSockets: 256 }) };
-
-/**
- * Sends one request with node:http(s) and reads the whole reply as text. Chosen over the built-in fetch, which
- * produced ~3× the CPU and most of the garbage of a 20,000-case run (bench/eval-run). Redirects are not followed.
- * @throws the request's error (network failure, abort)
- */
-function requestText(url: string, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }): Promise<{ status: number; headers: Headers; text: string }> {
-  return new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(
-      target,
-      { method: init.method, headers: { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) }, agent: AGENTS[target.protocol as 'http:' | 'https:'], signal: init.signal },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          const headers = new Headers();
-          for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-          resolve({ status: response.statusCode ?? 0, headers, text: Buffer.concat(chunks).toString('utf8') });
-        });
-      },
-    );
-    request.on('error', reject);
-    request.end(init.body);
-  });
-}
-
 /**
  * A channel that sends each message as a JSON body to `config.url` and reads the reply text at `config.replyPath`
  * (evaluation-platform.md, What the service does: a target's channel; issue: http channel).
+ * Every send goes through `outbound` (src/common/outbound; issue 19 item 1): the address policy of
+ * EVAL_TARGET_ALLOW_PRIVATE_NETWORKS, DNS pinned, and the reply read as a stream under EVAL_TARGET_MAX_RESPONSE_BYTES.
  * Redirects are not followed, so configured headers only ever reach the configured URL.
  * send() throws ChannelError: retryable on timeout, network failure, 408/429/5xx (with Retry-After); non-retryable on
- * other statuses, a non-JSON reply, or a reply path that matches no text.
+ * other statuses, a reply over the byte cap (the message names the cap), a refused address, a non-JSON reply, or a
+ * reply path that matches no text.
+ * @param outbound the evaluation targets' outbound client
  * @throws Error at creation when validateHttpChannelConfig reports problems
  */
-export function createHttpChannel(config: HttpChannelConfig): TargetChannel {
+export function createHttpChannel(config: HttpChannelConfig, outbound: OutboundClient): TargetChannel {
   const problems = validateHttpChannelConfig(config);
   if (problems.length > 0) throw new Error(`invalid http channel config: ${problems.join('; ')}`);
   const timeoutMs = config.timeoutMs ?? DEFAULT_CHANNEL_TIMEOUT_MS;
@@ -123,10 +96,14 @@ export function createHttpChannel(config: HttpChannelConfig): TargetChannel {
       const started = performance.now();
       const { status, headers: replyHeaders, text } = await withDeadline(timeoutMs, request.signal, async (signal) => {
         try {
-          return await requestText(config.url, { method: config.method ?? 'POST', headers, body, signal });
+          // The client's own deadline is a backstop: withDeadline's fires first and names the timeout.
+          const reply = await outbound.request({ url: config.url, method: config.method ?? 'POST', headers, body, signal, timeoutMs: timeoutMs + 1_000, maxRedirects: 0, returnRedirects: true });
+          const replyHeaders = new Headers();
+          for (const [name, value] of Object.entries(reply.headers)) if (value !== undefined) replyHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+          return { status: reply.status, headers: replyHeaders, text: reply.body.toString('utf8') };
         } catch (error) {
           if (signal.aborted) throw error;
-          throw networkError(error);
+          throw outboundChannelError(error) ?? networkError(error);
         }
       });
       const latencyMs = Math.round(performance.now() - started);

@@ -2,6 +2,19 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { ChannelError } from './channel';
 import { createOpenAiChannel, type OpenAiChannelConfig, validateOpenAiChannelConfig } from './openai-channel';
 import { sendWithRetry } from './retry';
+import { OutboundClient } from '../../../common/outbound/outbound-client';
+
+/** The targets' outbound client as the app builds it, loopback allowed (the peers here run on 127.0.0.1). */
+const TARGETS = new OutboundClient({
+  use: 'evaluation target',
+  switchName: 'EVAL_TARGET_ALLOW_PRIVATE_NETWORKS',
+  allowPrivateNetworks: true,
+  maxResponseBytes: 1024 * 1024,
+  maxResponseBytesName: 'EVAL_TARGET_MAX_RESPONSE_BYTES',
+  defaultTimeoutMs: 30_000,
+});
+const channelOf = (config: OpenAiChannelConfig) => createOpenAiChannel(config, TARGETS);
+afterAll(() => TARGETS.close());
 
 type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;
 
@@ -88,7 +101,7 @@ describe('openai channel', () => {
       seen = { method: req.method, url: req.url, headers: req.headers, body: JSON.parse(body) };
       json(res, 200, completion('agent-model-1', 'bonjour'));
     });
-    const reply = await createOpenAiChannel(config(server.baseUrl, { systemPrompt: 'You are terse.', temperature: 0.2 })).send(request);
+    const reply = await channelOf(config(server.baseUrl, { systemPrompt: 'You are terse.', temperature: 0.2 })).send(request);
 
     expect(reply.output).toBe('bonjour');
     expect(reply.latencyMs).toBeGreaterThanOrEqual(0);
@@ -117,7 +130,7 @@ describe('openai channel', () => {
       json(res, 200, completion('agent-model-1', 'hi'));
     });
     try {
-      const reply = await createOpenAiChannel(config(server.baseUrl, { apiKey: undefined })).send({ ...request, history: [] });
+      const reply = await channelOf(config(server.baseUrl, { apiKey: undefined })).send({ ...request, history: [] });
       expect(reply.output).toBe('hi');
     } finally {
       delete process.env.OPENAI_ORG_ID;
@@ -135,7 +148,7 @@ describe('openai channel', () => {
       else json(res, 200, completion('agent-model-1', 'done'));
     });
     const waits: number[] = [];
-    const reply = await sendWithRetry(createOpenAiChannel(config(server.baseUrl)), request, {
+    const reply = await sendWithRetry(channelOf(config(server.baseUrl)), request, {
       attempts: 3,
       baseDelayMs: 10,
       maxDelayMs: 5_000,
@@ -148,14 +161,14 @@ describe('openai channel', () => {
 
   it('reports a 500 as retryable without retrying inside the SDK', async () => {
     const server = await start((_req, _body, res) => json(res, 500, { error: { message: 'upstream exploded' } }));
-    const error = await failure(createOpenAiChannel(config(server.baseUrl)).send(request));
+    const error = await failure(channelOf(config(server.baseUrl)).send(request));
     expect(error).toMatchObject({ status: 500, retryable: true, message: 'target answered HTTP 500: upstream exploded' });
     expect(server.hits()).toBe(1);
   });
 
   it('fails at once on 401 and redacts an echoed key', async () => {
     const server = await start((req, _body, res) => json(res, 401, { error: { message: `Incorrect API key: ${req.headers.authorization}` } }));
-    const error = await failure(sendWithRetry(createOpenAiChannel(config(server.baseUrl)), request, { attempts: 3, baseDelayMs: 10, maxDelayMs: 10 }));
+    const error = await failure(sendWithRetry(channelOf(config(server.baseUrl)), request, { attempts: 3, baseDelayMs: 10, maxDelayMs: 10 }));
     expect(error).toMatchObject({ status: 401, retryable: false, message: 'target answered HTTP 401: Incorrect API key: Bearer [redacted]' });
     expect(JSON.stringify(error)).not.toContain(API_KEY);
     expect(server.hits()).toBe(1);
@@ -166,21 +179,21 @@ describe('openai channel', () => {
       // never answers
     });
     const started = Date.now();
-    const error = await failure(createOpenAiChannel(config(server.baseUrl, { timeoutMs: 200 })).send(request));
+    const error = await failure(channelOf(config(server.baseUrl, { timeoutMs: 200 })).send(request));
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(error).toMatchObject({ retryable: true, message: 'no reply within 200 ms' });
   });
 
   it('fails at once on a reply without text content', async () => {
     const server = await start((_req, _body, res) => json(res, 200, completion('agent-model-1', null)));
-    const error = await failure(createOpenAiChannel(config(server.baseUrl)).send(request));
+    const error = await failure(channelOf(config(server.baseUrl)).send(request));
     expect(error).toMatchObject({ retryable: false, message: 'target reply has no choices[0].message.content text' });
   });
 
   it('reports an unreachable endpoint as a retryable network error', async () => {
     const server = await start((_req, _body, res) => json(res, 200, {}));
     await server.close();
-    const error = await failure(createOpenAiChannel(config(server.baseUrl)).send(request));
+    const error = await failure(channelOf(config(server.baseUrl)).send(request));
     expect(error).toMatchObject({ retryable: true, message: 'could not reach the target (ECONNREFUSED)' });
   });
 });
@@ -206,6 +219,6 @@ describe('validateOpenAiChannelConfig', () => {
   });
 
   it('makes createOpenAiChannel throw on an invalid config', () => {
-    expect(() => createOpenAiChannel({ baseUrl: '', model: 'm' })).toThrow('invalid openai channel config: baseUrl is required');
+    expect(() => channelOf({ baseUrl: '', model: 'm' })).toThrow('invalid openai channel config: baseUrl is required');
   });
 });

@@ -1,3 +1,4 @@
+import type { OutboundClient } from '../../../common/outbound/outbound-client';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import {
   ChannelError,
@@ -9,6 +10,7 @@ import {
   excerpt,
   isRecord,
   networkError,
+  outboundChannelError,
   redactSecrets,
   statusError,
   type TargetChannel,
@@ -58,11 +60,16 @@ export function validateOpenAiChannelConfig(config: unknown): string[] {
  * Messages sent: the system prompt (if any), the case's history, then the message as a user turn. The SDK never
  * retries (sendWithRetry does), never logs, and reads nothing from the environment (no OPENAI_ORG_ID etc. leaking to a
  * third-party endpoint).
+ * The SDK's every request goes through `outbound` (its `fetch`; issue 19 item 1): the address policy of
+ * EVAL_TARGET_ALLOW_PRIVATE_NETWORKS, DNS pinned, redirects re-checked, the reply read under
+ * EVAL_TARGET_MAX_RESPONSE_BYTES before the SDK parses it.
  * send() throws ChannelError: retryable on timeout, network failure, 408/429/5xx (with Retry-After / Retry-After-Ms);
- * non-retryable on other statuses or a reply without `choices[0].message.content` text.
+ * non-retryable on other statuses, a reply over the byte cap (naming it), a refused address or a reply without
+ * `choices[0].message.content` text.
+ * @param outbound the evaluation targets' outbound client
  * @throws Error at creation when validateOpenAiChannelConfig reports problems
  */
-export function createOpenAiChannel(config: OpenAiChannelConfig): TargetChannel {
+export function createOpenAiChannel(config: OpenAiChannelConfig, outbound: OutboundClient): TargetChannel {
   const problems = validateOpenAiChannelConfig(config);
   if (problems.length > 0) throw new Error(`invalid openai channel config: ${problems.join('; ')}`);
   const timeoutMs = config.timeoutMs ?? DEFAULT_CHANNEL_TIMEOUT_MS;
@@ -78,6 +85,7 @@ export function createOpenAiChannel(config: OpenAiChannelConfig): TargetChannel 
     // Our own deadline (withDeadline) fires first; the SDK's is only a backstop.
     timeout: timeoutMs + 1_000,
     logLevel: 'off',
+    fetch: outbound.fetch({ timeoutMs: timeoutMs + 1_000 }),
   });
 
   return {
@@ -108,6 +116,8 @@ export function createOpenAiChannel(config: OpenAiChannelConfig): TargetChannel 
 
 /** Maps an SDK error onto a ChannelError; SDK messages are not reused as they are, since some servers echo the key. */
 function toChannelError(error: unknown, secrets: string[]): unknown {
+  const outbound = outboundChannelError(error);
+  if (outbound) return outbound;
   if (error instanceof APIConnectionTimeoutError) return new ChannelError('no reply within the timeout', { retryable: true });
   if (error instanceof APIConnectionError) return networkError(error);
   if (error instanceof APIError && error.status !== undefined && error.headers) {
