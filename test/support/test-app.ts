@@ -69,6 +69,8 @@ export async function startTestApp(
     DEPLOY_OWNER_TOKEN: TEST_OWNER_TOKEN,
     ATRIUM_SECRET_KEY: TEST_SECRET_KEY,
     DEPLOY_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    // Test peers (model servers) run on 127.0.0.1; the default (false) is shown by test/common/outbound.e2e-spec.ts.
+    EVAL_MODEL_ALLOW_PRIVATE_NETWORKS: 'true',
     ...env,
   });
   // With `logLines`, warnings and errors are collected there (tests that assert on what is logged).

@@ -65,6 +65,8 @@ export async function startChatTestApp(env: Record<string, string> = {}, extraCo
     LOG_LEVEL: 'silent',
     DEPLOY_REGISTRATION_KEY: TEST_REGISTRATION_KEY,
     DEPLOY_OWNER_TOKEN: TEST_OWNER_TOKEN,
+    // Test peers run on 127.0.0.1; the default (false) is shown by test/common/outbound.e2e-spec.ts.
+    EVAL_MODEL_ALLOW_PRIVATE_NETWORKS: 'true',
     ...env,
   });
   const logger = createRootLogger(config.logLevel);
