@@ -26,10 +26,12 @@ export interface ConfigVariableMetadata {
 export interface DescribedVariable extends ConfigVariableMetadata {
   name: string;
   wing: string;
-  /** The default as text (`unset` when there is none). */
+  /** The default as text (`unset` when there is none, `''` for an empty list or text). */
   defaultValue: string;
-  /** Accepted values derived from the validators: `1..65535`, `one of: a, b`, `≥ 1024`. */
+  /** Accepted values derived from the validators: `1..65535`, `one of: a, b`, `≥ 1024`, `≥ 16 chars`. */
   allowed: string;
+  /** The default in words when it is a round size or duration (`16 MiB`, `12 h`). */
+  readable?: string;
 }
 
 const METADATA_KEY = Symbol('atrium:config-variables');
@@ -98,7 +100,10 @@ function variablesOf(declaration: ConfigDeclaration): Map<string, ConfigVariable
  * Validates `env` against every declaration and merges their slices into one object.
  * @param env usually `process.env`; empty strings count as unset
  * @param declarations the core first (it gives `port` and `dataDir`), then each wing
- * @throws ConfigurationError naming every invalid variable, a variable declared twice or a property without metadata
+ * @throws ConfigurationError naming every invalid variable, each broken cross-variable rule (`check`), a variable
+ *   declared twice or a property without metadata
+ * @throws Error when two declarations resolve the same slice key, or the first one gives no `port`/`dataDir` (programming
+ *   errors, not operator input)
  */
 export function loadConfiguration<Config>(env: NodeJS.ProcessEnv, declarations: readonly ConfigDeclaration<any, any>[]): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
@@ -128,9 +133,20 @@ export function loadConfiguration<Config>(env: NodeJS.ProcessEnv, declarations: 
   if (problems.length > 0) throw new ConfigurationError(`Invalid configuration:\n  ${[...new Set(problems)].join('\n  ')}`);
   let base: ConfigBase | undefined;
   const merged: Record<string, unknown> = {};
+  const owners = new Map<string, string>();
   for (const { declaration, vars } of parsed) {
     const slice = declaration.resolve(vars, base ?? ({ port: 0, dataDir: '' } as ConfigBase));
-    if (!base) base = slice as unknown as ConfigBase;
+    if (!base) {
+      // The wings' derived defaults (`http://localhost:$PORT`, `$DATA_DIR/...`) read these from the first slice.
+      base = slice as unknown as ConfigBase;
+      if (typeof base.port !== 'number' || typeof base.dataDir !== 'string') throw new Error(`the first configuration declaration (${declaration.wing}) must resolve port and dataDir`);
+    }
+    // Two declarations returning the same key would silently overwrite each other's slice.
+    for (const key of Object.keys(slice)) {
+      const owner = owners.get(key);
+      if (owner !== undefined) throw new Error(`configuration slice ${key} is resolved by both ${owner} and ${declaration.wing}`);
+      owners.set(key, declaration.wing);
+    }
     Object.assign(merged, slice);
   }
   return merged as Config;
@@ -140,17 +156,31 @@ function allowedOf(variables: Function, property: string): string {
   const rules = getMetadataStorage()
     .getTargetValidationMetadatas(variables, '', true, false)
     .filter((rule) => rule.propertyName === property);
-  const constraint = (name: string) => rules.find((rule) => rule.name === name || rule.type === name)?.constraints?.[0];
+  const find = (name: string) => rules.find((rule) => rule.name === name || rule.type === name);
+  const constraint = (name: string) => find(name)?.constraints?.[0];
   const min = constraint('min');
   const max = constraint('max');
   const choices = constraint('isIn');
-  if (Array.isArray(choices)) return `one of: ${choices.join(', ')}`;
+  const minLength = constraint('minLength');
+  if (Array.isArray(choices)) return `${find('isIn')?.each ? 'each one of' : 'one of'}: ${choices.join(', ')}`;
   if (min !== undefined && max !== undefined) return `${min}..${max}`;
   if (min !== undefined) return `≥ ${min}`;
   if (max !== undefined) return `≤ ${max}`;
+  if (minLength !== undefined) return `${find('minLength')?.each ? 'each ' : ''}≥ ${minLength} chars`;
   if (rules.some((rule) => rule.name === 'isUrl')) return 'URL';
   if (rules.some((rule) => rule.name === 'isInt')) return 'integer';
   return '';
+}
+
+const BINARY_UNITS: [number, string][] = [[1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']];
+const DURATION_UNITS: [number, string][] = [[3_600_000, 'h'], [60_000, 'min'], [1000, 's']];
+
+/** `16777216` bytes → `16 MiB`, `43200000` ms → `12 h`: a readable form of a round default, or undefined. */
+export function readableQuantity(value: unknown, unit: ConfigUnit | undefined): string | undefined {
+  const table = unit === 'bytes' ? BINARY_UNITS : unit === 'ms' ? DURATION_UNITS : undefined;
+  if (typeof value !== 'number' || !table) return undefined;
+  const match = table.find(([size]) => value >= size && value % size === 0);
+  return match && `${value / match[0]} ${match[1]}`;
 }
 
 /**
@@ -162,10 +192,19 @@ export function describeConfiguration(declarations: readonly ConfigDeclaration<a
     const defaults = new declaration.variables() as Record<string, unknown>;
     return [...variablesOf(declaration)].map(([name, metadata]) => {
       const value = defaults[name];
-      const defaultValue = metadata.defaultText ?? (value === undefined ? 'unset' : Array.isArray(value) ? value.join(',') || '(empty)' : String(value));
-      return { name, wing: declaration.wing, ...metadata, defaultValue, allowed: allowedOf(declaration.variables, name) };
+      const defaultValue = metadata.defaultText ?? (value === undefined ? 'unset' : Array.isArray(value) ? value.join(',') : String(value));
+      const readable = metadata.defaultText === undefined ? readableQuantity(value, metadata.unit) : undefined;
+      return { name, wing: declaration.wing, ...metadata, defaultValue, allowed: allowedOf(declaration.variables, name), ...(readable && { readable }) };
     });
   });
+}
+
+/** The default column: a value in code style (plus its readable size or duration), or prose such as `generated at first start`. */
+function defaultCell(row: DescribedVariable): string {
+  if (row.defaultValue === 'unset') return 'unset';
+  if (row.defaultValue === '') return 'empty';
+  if (row.defaultText !== undefined && /\s/.test(row.defaultText)) return row.defaultText;
+  return row.readable ? `\`${row.defaultValue}\` (${row.readable})` : `\`${row.defaultValue}\``;
 }
 
 /**
@@ -191,7 +230,7 @@ export function renderConfigurationDoc(declarations: readonly ConfigDeclaration<
       lines.push(`### ${group}`, '', '| variable | default | unit | accepted | meaning |', '|---|---|---|---|---|');
       for (const row of ofWing.filter((candidate) => candidate.group === group)) {
         const meaning = row.secret ? `${row.description} (secret)` : row.description;
-        lines.push(`| \`${row.name}\` | ${cell(row.defaultValue === 'unset' ? 'unset' : `\`${row.defaultValue}\``)} | ${row.unit ?? ''} | ${cell(row.allowed)} | ${cell(meaning)} |`);
+        lines.push(`| \`${row.name}\` | ${cell(defaultCell(row))} | ${row.unit ?? ''} | ${cell(row.allowed)} | ${cell(meaning)} |`);
       }
       lines.push('');
     }
