@@ -2,6 +2,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { secretSealer } from '../../src/common/crypto/secret-sealer';
 import { DigitalStaffEntity } from '../../src/chat/digital-staff/digital-staff.entity';
 import { WorkChatUserEntity } from '../../src/chat/staff-users/work-chat-user.entity';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -94,7 +95,12 @@ describe('channels ({C}/chat/channel) and chat groups (/api/console/chat/group)'
       expect(JSON.stringify(created.body)).not.toContain(SECRET);
       const kept = await api('put', `${C}/chat/channel/${created.body.id}`).send({ name: 'CRM sync', type: 'api' }).expect(200);
       expect(kept.body.hasSecret).toBe(true);
-      const stored = async () => (await dataSource.query('SELECT secret FROM chat_channel WHERE id = $1', [created.body.id]))[0].secret;
+      // Sealed at rest (issue 19): the row holds ciphertext, opened here with the app's sealer.
+      const stored = async () => {
+        const sealed: string = (await dataSource.query('SELECT secret FROM chat_channel WHERE id = $1', [created.body.id]))[0].secret;
+        expect(sealed).toMatch(/^v1:/);
+        return secretSealer().open(sealed);
+      };
       expect(await stored()).toBe(SECRET);
       await api('put', `${C}/chat/channel/${created.body.id}`).send({ name: 'CRM sync', type: 'api', secret: `${SECRET}-rotated` }).expect(200);
       expect(await stored()).toBe(`${SECRET}-rotated`);

@@ -1,6 +1,7 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { secretSealer } from '../../src/common/crypto/secret-sealer';
 import { ToolProviderEntity } from '../../src/chat/tool-providers/tool-provider.entity';
 import { ToolCallError, ToolProvidersService } from '../../src/chat/tool-providers/tool-providers.service';
 import { type LocalPeer, startLocalPeer } from '../support/peers/local-peers';
@@ -106,7 +107,10 @@ describe('tool API providers ({C}/toolApiProviders) and ToolProvidersService.cal
       const read = await api('get', `${providers()}/${providerId}`).expect(200);
       expect(read.body).toEqual(created.body);
       expect(JSON.stringify((await api('get', providers()).expect(200)).body)).not.toContain(SECRET);
-      expect(await dataSource.query('SELECT tenant_id, auth_secret FROM chat_tool_provider WHERE id = $1', [providerId])).toEqual([{ tenant_id: 'acme', auth_secret: SECRET }]);
+      // Sealed at rest (issue 19): ciphertext in the row, the secret itself through the entity.
+      const [row] = await dataSource.query('SELECT tenant_id, auth_secret FROM chat_tool_provider WHERE id = $1', [providerId]);
+      expect(row).toEqual({ tenant_id: 'acme', auth_secret: expect.stringMatching(/^v1:/) });
+      expect(secretSealer().open(row.auth_secret)).toBe(SECRET);
     });
 
     it('answers 400 with field errors for the base URL, auth, timeout and unknown fields', async () => {
@@ -172,7 +176,7 @@ describe('tool API providers ({C}/toolApiProviders) and ToolProvidersService.cal
       const kept = await api('put', `${providers()}/${id}`).send({ name: 'CRM 2', baseUrl: 'https://crm2.example.com', auth: { type: 'header', headerName: 'X-Key' }, operations: OPERATIONS.slice(0, 2) }).expect(200);
       expect(kept.body).toMatchObject({ name: 'CRM 2', baseUrl: 'https://crm2.example.com', description: 'keep me', timeoutMs: 500, auth: { type: 'header', headerName: 'X-Key', username: null, hasSecret: true } });
       expect(kept.body.operations).toHaveLength(2);
-      expect((await dataSource.query('SELECT auth_secret FROM chat_tool_provider WHERE id = $1', [id]))[0].auth_secret).toBe(SECRET);
+      expect(secretSealer().open((await dataSource.query('SELECT auth_secret FROM chat_tool_provider WHERE id = $1', [id]))[0].auth_secret)).toBe(SECRET);
       const untouchedAuth = await api('put', `${providers()}/${id}`).send({ name: 'CRM 2', baseUrl: 'https://crm2.example.com', operations: OPERATIONS.slice(0, 1), enabled: false }).expect(200);
       expect(untouchedAuth.body).toMatchObject({ enabled: false, auth: { type: 'header', hasSecret: true } });
       const switched = await api('put', `${providers()}/${id}`).send({ name: 'CRM 2', baseUrl: 'https://crm2.example.com', auth: { type: 'bearer' }, operations: OPERATIONS.slice(0, 1) }).expect(400);

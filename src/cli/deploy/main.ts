@@ -2,15 +2,40 @@
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import * as path from 'node:path';
-import { configFromEnv, resolveConfigPath, writeConfig } from './client-config';
+import { ConfigError, configFromEnv, normalizeApiUrl, readConfig, resolveConfigPath, writeConfig } from './client-config';
 import { DeployApiClient, type ProgressListener } from './deploy-api.client';
 import { deploySiteDirectory } from './deploy-site';
 import { packSiteDirectory } from './site-packer';
+import { describeThrown } from '../../common/errors/describe-thrown';
 
 /** Parses a non-negative integer option value (commander argParser). */
 function nonNegativeInt(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer');
   return Number(value);
+}
+
+/** Parses a comma-separated permission list (commander argParser). */
+function permissionList(value: string): string[] {
+  const list = value.split(',').map((item) => item.trim()).filter(Boolean);
+  const unknown = list.filter((item) => !['deploy', 'exec', 'list', 'delete'].includes(item));
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown permission(s): ${unknown.join(', ')}`);
+  return list;
+}
+
+/**
+ * A client for the owner's commands: the owner token from DEPLOY_OWNER_TOKEN (never an argument, which `ps` would
+ * show), the gateway from DEPLOY_API_URL or else the config file's apiUrl.
+ * @throws ConfigError when the token or the URL is missing
+ */
+async function ownerClient(): Promise<DeployApiClient> {
+  const ownerToken = process.env.DEPLOY_OWNER_TOKEN?.trim();
+  if (!ownerToken) throw new ConfigError('environment variable DEPLOY_OWNER_TOKEN is required for owner commands but not set');
+  const apiUrl = process.env.DEPLOY_API_URL?.trim()
+    ? normalizeApiUrl(process.env.DEPLOY_API_URL.trim())
+    : (await readConfig(resolveConfigPath()).catch(() => {
+        throw new ConfigError('set DEPLOY_API_URL (or write a config file with init-config) to reach the gateway');
+      })).apiUrl;
+  return DeployApiClient.forOwner(apiUrl, ownerToken);
 }
 
 /** Prints a JSON document (used by --json). */
@@ -50,7 +75,8 @@ function uploadProgress(enabled: boolean): { onProgress?: ProgressListener; stop
 
 /**
  * Builds the `atrium-deploy` command line (deployment-gateway.md, Client scripts): init-config, register, deploy,
- * pack, exec, upload, list, delete, health, plus the global `--json` flag. Actions throw on failure; {@link run}
+ * pack, exec, upload, list, delete, health, the owner's join grant commands grant, grants and revoke-grant (issue 12,
+ * item 3), plus the global `--json` flag. Actions throw on failure; {@link run}
  * turns that into a one-line message and exit code 1.
  */
 export function buildProgram(): Command {
@@ -74,10 +100,11 @@ export function buildProgram(): Command {
 
   program
     .command('register')
-    .description('register this agent and store its token in the config')
+    .description('register this agent and store its token in the config (with a stored token: rotate it)')
     .option('--contact-id <id>', 'namespace (contactId) to bind to the token')
-    .action(async (opts: { contactId?: string }) => {
-      const { token: _token, ...safe } = await (await client()).register(opts.contactId);
+    .option('--join-grant <code>', "the owner's one-time join code, to join a namespace another agent claimed")
+    .action(async (opts: { contactId?: string; joinGrant?: string }) => {
+      const { token: _token, ...safe } = await (await client()).register(opts.contactId, { joinGrant: opts.joinGrant });
       if (json()) printJson(safe);
       else console.log(`Registered; token ${safe.tokenPrefix}… with permissions: ${safe.permissions.join(', ') || '(none)'}`);
     });
@@ -142,7 +169,7 @@ export function buildProgram(): Command {
 
   program
     .command('upload <file> <remotePath>')
-    .description('upload a file to an allowed absolute path on the server')
+    .description("upload a file into this agent's namespace workspace (path relative to it, or absolute inside it)")
     .action(async (file: string, remotePath: string) => {
       const api = await client();
       const progress = uploadProgress(!json());
@@ -179,6 +206,42 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('grant <namespace>')
+    .description('owner: issue a one-time join grant letting one more agent register into <namespace> (needs DEPLOY_OWNER_TOKEN)')
+    .option('--ttl <ms>', 'lifetime in milliseconds (default: the server\'s DEPLOY_JOIN_GRANT_TTL_MS)', nonNegativeInt)
+    .option('--note <text>', 'who the grant is for (shown in the grant list)')
+    .option('--permissions <list>', 'cap the joining agent\'s permissions, e.g. deploy,list', permissionList)
+    .action(async (namespace: string, opts: { ttl?: number; note?: string; permissions?: string[] }) => {
+      const grant = await (await ownerClient()).issueJoinGrant(namespace, { ttlMs: opts.ttl, note: opts.note, permissions: opts.permissions });
+      if (json()) return printJson(grant);
+      console.log(`Join grant ${grant.prefix} for namespace ${grant.namespace}, usable once until ${grant.expiresAt}:`);
+      console.log(`  ${grant.code}`);
+      console.log(`The code is shown only now. The joining agent runs:`);
+      console.log(`  atrium-deploy register --contact-id ${grant.namespace} --join-grant <code>`);
+    });
+
+  program
+    .command('grants <namespace>')
+    .description("owner: list a namespace's join grants and their states (needs DEPLOY_OWNER_TOKEN)")
+    .option('--page <n>', 'zero-based page', nonNegativeInt, 0)
+    .option('--size <n>', 'page size', nonNegativeInt, 20)
+    .action(async (namespace: string, opts: { page: number; size: number }) => {
+      const page = await (await ownerClient()).listJoinGrants(namespace, opts);
+      if (json()) return printJson(page);
+      if (page.content.length === 0) console.log('No join grants.');
+      for (const g of page.content) console.log(`${g.prefix}  ${g.state.padEnd(7)}  expires ${g.expiresAt}${g.usedByAgentId ? `  used by ${g.usedByAgentId}` : ''}${g.note ? `  (${g.note})` : ''}`);
+    });
+
+  program
+    .command('revoke-grant <namespace> <prefix>')
+    .description('owner: revoke an unused join grant (needs DEPLOY_OWNER_TOKEN)')
+    .action(async (namespace: string, prefix: string) => {
+      await (await ownerClient()).revokeJoinGrant(namespace, prefix);
+      if (json()) printJson({ namespace, prefix, revoked: true });
+      else console.log(`Revoked join grant ${prefix} of ${namespace}`);
+    });
+
+  program
     .command('health')
     .description('check the gateway health (no token needed)')
     .action(async () => {
@@ -198,8 +261,7 @@ export async function run(argv: string[] = process.argv): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    console.error(`atrium-deploy: ${message.split(/\r?\n/)[0]}`);
+    console.error(`atrium-deploy: ${describeThrown(err, { stack: false }).split(/\r?\n/)[0]}`);
     process.exitCode = 1;
   }
 }

@@ -2,6 +2,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { EvalApiError } from './eval-api.client';
 import { DEFAULT_POLL_INTERVAL_MS, DEFAULT_TIMEOUT_MS, evaluateWithSkill, type SleepFn } from './skill';
+import { describeThrown } from '../../common/errors/describe-thrown';
 
 /**
  * Exit codes of `atrium-eval` (CI gates on them): 0 the run completed and met `--min-pass-rate`; 1 the run failed,
@@ -166,7 +167,7 @@ export async function run(argv: string[] = process.argv, io: Partial<CliIo> = {}
   } catch (err) {
     // Commander already printed its own message (usage errors, help).
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.error;
-    let message = (err instanceof Error ? err.message : String(err)).split(/\r?\n/)[0];
+    let message = describeThrown(err, { stack: false }).split(/\r?\n/)[0];
     for (const secret of [argValue(argv, '--api-key'), sinks.env.EVAL_API_KEY, sinks.env.EVAL_SESSION_TOKEN]) {
       if (secret) message = message.split(secret).join('[redacted]');
     }
