@@ -9,6 +9,7 @@ import {
   loadConfiguration,
   readableQuantity,
   renderConfigurationDoc,
+  renderEnvExample,
   toList,
 } from './config-variable';
 
@@ -167,6 +168,16 @@ describe('describeConfiguration and renderConfigurationDoc', () => {
     expect(page).toContain('| `WING_TIMEOUT_MS` | `60000` (1 min) | ms | ≥ 1 | default timeout |');
     expect(page).toContain('| `WING_KEY` | generated at first start | text | ≥ 16 chars | the key (secret) |');
     expect(page).toContain('| `WING_PUBLIC_URL` | `http://localhost:$PORT` | url | URL | public URL |');
+  });
+
+  it('renders .env.example with every line commented out, secrets and derived defaults left empty', () => {
+    const text = renderEnvExample([base, wing]);
+    expect(text.endsWith('\n')).toBe(true);
+    expect(text.split('\n').filter((line) => line !== '' && !line.startsWith('#'))).toEqual([]);
+    expect(text).toContain('\n## Server\n# HTTP port\n# PORT=3000\n');
+    expect(text).toContain('# permissions\n# WING_PERMISSIONS=read,write\n');
+    expect(text).toContain('# the key; default: generated at first start (secret)\n# WING_KEY=\n');
+    expect(text).toContain('# public URL; default: http://localhost:$PORT\n# WING_PUBLIC_URL=\n');
   });
 
   it('gives a readable form only to round sizes and durations', () => {
