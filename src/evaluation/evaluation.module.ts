@@ -42,6 +42,7 @@ import { CaseResultEntity } from './runs/case-result.entity';
 import { RUN_EVALUATION } from './runs/run-jobs';
 import { RUN_COMPLETED_WEBHOOK, RunWebhook } from './runs/run-webhook';
 import { RunExecutor } from './runs/run-executor';
+import { RunLeaseSweeper } from './runs/run-lease.sweeper';
 import { RunEntity } from './runs/run.entity';
 import { RuleResultEntity } from './runs/rule-result.entity';
 import { RunsController } from './runs/runs.controller';
@@ -61,7 +62,7 @@ import { TargetsService } from './targets/targets.service';
     JobsModule.forFeature([ANALYSE_CAMPAIGN, RUN_EVALUATION, RUN_COMPLETED_WEBHOOK]),
   ],
   controllers: [AnalysisController, IntelligentEvaluationsController, IntelligentSessionsController, SignInController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController, DashboardController, CampaignsController, ExplorationController],
-  providers: [AnalysisService, AnalysisExecutor, AnalysisSweeper, IntelligentEvaluationsService, IntelligentSessionsService, EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunWebhook, ReportsService, DashboardService, CampaignResultsQuery, CampaignsService, ExplorationService, PatrolService],
+  providers: [AnalysisService, AnalysisExecutor, AnalysisSweeper, IntelligentEvaluationsService, IntelligentSessionsService, EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunLeaseSweeper, RunWebhook, ReportsService, DashboardService, CampaignResultsQuery, CampaignsService, ExplorationService, PatrolService],
   exports: [ModelConfigsService, ScenariosService, TargetsService, CampaignResultsQuery, CampaignsService],
 })
 export class EvaluationModule {}

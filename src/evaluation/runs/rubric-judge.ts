@@ -1,5 +1,6 @@
 import type { ChatModel } from '../../llm/chat-model';
 import type { RubricJudge } from '../rules/rule.types';
+import { judgeAnswerProblem } from './run-caps';
 
 /** The judge's instructions; it must answer with one JSON object. */
 const JUDGE_SYSTEM_PROMPT =
@@ -21,9 +22,11 @@ export function parseJudgeAnswer(answer: string): { pass: boolean; score: number
 
 /**
  * The llm-rubric judge over a chat model (issue 3: llm-rubric): asks the model to grade the reply against the
- * rubric, at temperature `temperature` (default 0), and returns its verdict and reason.
+ * rubric, at temperature `temperature` (default 0), and returns its verdict and reason. An answer longer than
+ * `maxAnswerChars` (EVAL_JUDGE_ANSWER_MAX_CHARS) is refused unparsed (issue 19 item 2).
+ * @throws Error (the rule then fails with "judge failed: …") on a model failure, an over-long or unreadable answer
  */
-export function createRubricJudge(model: ChatModel, options: { temperature?: number; timeoutMs?: number } = {}): RubricJudge {
+export function createRubricJudge(model: ChatModel, options: { temperature?: number; timeoutMs?: number; maxAnswerChars?: number } = {}): RubricJudge {
   return async ({ rubric, output }) => {
     const answer = await model.complete(
       [
@@ -32,6 +35,8 @@ export function createRubricJudge(model: ChatModel, options: { temperature?: num
       ],
       { temperature: options.temperature ?? 0, timeoutMs: options.timeoutMs, json: true },
     );
+    const problem = options.maxAnswerChars === undefined ? null : judgeAnswerProblem(answer, options.maxAnswerChars);
+    if (problem) throw new Error(problem);
     return parseJudgeAnswer(answer);
   };
 }

@@ -1,6 +1,7 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { JobHandler } from '../../jobs/job-handler.decorator';
 import { createChatModel } from '../../llm/chat-model';
 import { ModelConfigEntity } from '../model-configs/model-config.entity';
@@ -19,6 +20,8 @@ import { RUN_EVALUATION } from './run-jobs';
 import { LIVE_RUN_STATUSES, RunEntity } from './run.entity';
 import { createRubricJudge } from './rubric-judge';
 import { RunWebhook } from './run-webhook';
+import { CASE_ERROR_MAX_CHARS, cutStored, RULE_REASON_MAX_CHARS, targetReplyProblem } from './run-caps';
+import { CLAIM_RUN_SQL, newRunLeaseOwner, RELEASE_RUN_LEASE_SQL, RENEW_RUN_LEASE_SQL, returnedRows } from './run-lease';
 
 /** Attempts per target call and backoff bounds (ms); Retry-After is honoured up to the cap. */
 const TARGET_RETRY = { attempts: 3, baseDelayMs: 500, maxDelayMs: 10_000 };
@@ -55,11 +58,26 @@ interface WorkItem {
   repeatIndex: number;
 }
 
+/** One execution's hold on its run (see run-lease.ts). */
+interface LeaseHold {
+  owner: string;
+  /** Set once a renewal found the lease gone (the sweeper handed the run to another worker). */
+  lost: boolean;
+}
+
 /**
  * Executes runs (issue 3: Run). Cases go to the target through its channel with at most min(run concurrency,
  * target max_concurrency) in flight; each finished case is stored with its rule verdicts in one transaction.
  * A target error or timeout marks that case errored, never the run failed. The job is idempotent: after a
  * restart it resumes and skips every (case, repetition) already stored (also guarded by a unique index).
+ *
+ * The run lease (issue 19 acceptance 5, run-lease.ts): an execution first claims the run's lease, renews it every
+ * EVAL_RUN_HEARTBEAT_MS and releases it when it stops, so a second job for the same run (the queue's retry, the
+ * sweeper's re-queue) does nothing while the first holds it, and a killed instance's run is taken over by
+ * RunLeaseSweeper within EVAL_RUN_LEASE_MS instead of the queue's 6-hour expiry. An execution that finds its lease
+ * gone stops taking cases and ends quietly: the new holder finishes the run. Stored text is capped (run-caps.ts):
+ * a target reply over EVAL_TARGET_REPLY_MAX_CHARS errors the case, judge answers over EVAL_JUDGE_ANSWER_MAX_CHARS
+ * fail their rule.
  */
 @Injectable()
 export class RunExecutor implements OnModuleDestroy {
@@ -68,6 +86,7 @@ export class RunExecutor implements OnModuleDestroy {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly targets: TargetsService,
     private readonly webhook: RunWebhook,
   ) {}
@@ -80,9 +99,39 @@ export class RunExecutor implements OnModuleDestroy {
   @JobHandler(RUN_EVALUATION, { concurrency: 2, retryLimit: 3, retryDelaySeconds: 2, expireInSeconds: 6 * 3600 })
   async execute({ runId }: { runId: string }): Promise<void> {
     const runs = this.dataSource.getRepository(RunEntity);
-    const run = await runs.findOneBy({ id: runId });
-    if (!run || !LIVE_RUN_STATUSES.includes(run.status)) return;
-    await runs.update({ id: runId, status: In(LIVE_RUN_STATUSES) }, { status: 'running', startedAt: run.startedAt ?? new Date() });
+    const found = await runs.findOneBy({ id: runId });
+    if (!found || !LIVE_RUN_STATUSES.includes(found.status)) return;
+    const { leaseMs, heartbeatMs } = this.config.evalRuns;
+    const lease: LeaseHold = { owner: newRunLeaseOwner(), lost: false };
+    const claimed = returnedRows(await this.dataSource.query(CLAIM_RUN_SQL, [runId, lease.owner, leaseMs]));
+    if (claimed.length === 0) {
+      this.logger.debug(`Run ${runId} is held by another worker (lease); this job ends.`);
+      return;
+    }
+    const heartbeat = setInterval(() => {
+      this.dataSource
+        .query(RENEW_RUN_LEASE_SQL, [runId, lease.owner, leaseMs])
+        .then((result: unknown) => {
+          if (returnedRows(result).length === 0 && !lease.lost) {
+            lease.lost = true;
+            this.logger.warn(`Run ${runId}: the lease was taken over by another worker; this one stops taking cases.`);
+          }
+        })
+        .catch((error: Error) => this.logger.warn(`Run ${runId}: could not renew the lease: ${error.message}`));
+    }, heartbeatMs);
+    heartbeat.unref();
+    try {
+      await this.executeHeld(runId, lease);
+    } finally {
+      clearInterval(heartbeat);
+      await this.dataSource.query(RELEASE_RUN_LEASE_SQL, [runId, lease.owner, leaseMs]).catch((error: Error) => this.logger.warn(`Run ${runId}: could not release the lease: ${error.message} (it runs out after EVAL_RUN_LEASE_MS)`));
+    }
+  }
+
+  /** The execution proper, while `lease` holds the run. */
+  private async executeHeld(runId: string, lease: LeaseHold): Promise<void> {
+    const run = await this.dataSource.getRepository(RunEntity).findOneBy({ id: runId });
+    if (!run || run.status !== 'running') return;
     const startedAt = run.startedAt ?? new Date();
     try {
       const target = run.targetId ? await this.dataSource.getRepository(TargetEntity).findOneBy({ id: run.targetId }) : null;
@@ -96,19 +145,20 @@ export class RunExecutor implements OnModuleDestroy {
           if (!done.has(`${testCase.id}\u0000${repeatIndex}`)) items.push({ testCase, position, repeatIndex });
         });
       }
-      const cancelled = await this.runPool(items, Math.min(run.concurrency, target.maxConcurrency), runId, (item) => this.runCase(run, channel, judge, item));
-      if (cancelled) return;
+      const cancelled = await this.runPool(items, Math.min(run.concurrency, target.maxConcurrency), runId, lease, (item) => this.runCase(run, channel, judge, item));
+      if (cancelled || lease.lost) return;
       if (this.stopping) throw new RunInterruptedError(runId);
       await this.complete(run, startedAt);
     } catch (error) {
       if (error instanceof RunInterruptedError || this.stopping) throw error; // retried by the queue, not a failed run
+      if (lease.lost) return; // the new holder decides how the run ends
       this.logger.error(`Run ${runId} failed: ${(error as Error).message}`);
       await this.finish(runId, { status: 'failed', error: (error as Error).message, finishedAt: new Date() });
     }
   }
 
   /** Runs `work` over `items` with `concurrency` in flight; stops taking new items once the run is cancelled. @returns true when cancelled */
-  private async runPool(items: WorkItem[], concurrency: number, runId: string, work: (item: WorkItem) => Promise<void>): Promise<boolean> {
+  private async runPool(items: WorkItem[], concurrency: number, runId: string, lease: LeaseHold, work: (item: WorkItem) => Promise<void>): Promise<boolean> {
     let cancelled = false;
     let checkedAt = 0;
     const isCancelled = async () => {
@@ -119,7 +169,7 @@ export class RunExecutor implements OnModuleDestroy {
       }
       return cancelled;
     };
-    await runBounded(items, concurrency, async () => this.stopping || (await isCancelled()), work);
+    await runBounded(items, concurrency, async () => this.stopping || lease.lost || (await isCancelled()), work);
     checkedAt = 0;
     return isCancelled();
   }
@@ -134,9 +184,19 @@ export class RunExecutor implements OnModuleDestroy {
     let error: string | null = null;
     let output: string | null = null;
     let latencyMs: number | null = null;
+    const maxReplyChars = this.config.evalRuns.targetReplyMaxChars;
     for (const message of messages) {
       try {
         const reply = await sendWithRetry(channel, { message, history: [...history], sessionId: `${run.id}:${testCase.id}:${repeatIndex}` }, TARGET_RETRY);
+        const overCap = targetReplyProblem(reply.output, maxReplyChars);
+        if (overCap) {
+          // Stored text is capped (issue 19 item 2): the transcript keeps the reply's start, the case errors.
+          transcript.push({ message, reply: cutStored(reply.output, maxReplyChars), latencyMs: reply.latencyMs });
+          status = 'errored';
+          error = overCap;
+          latencyMs = reply.latencyMs;
+          break;
+        }
         transcript.push({ message, reply: reply.output, latencyMs: reply.latencyMs });
         history.push({ role: 'user', content: message }, { role: 'assistant', content: reply.output });
         output = reply.output;
@@ -160,11 +220,11 @@ export class RunExecutor implements OnModuleDestroy {
       output,
       latencyMs === null ? null : Math.round(latencyMs),
       status === 'errored' ? null : verdict.score,
-      error,
+      error === null ? null : cutStored(error, CASE_ERROR_MAX_CHARS),
       JSON.stringify(transcript),
       rules.filter((rule) => rule.pass).length,
       rules.length,
-      JSON.stringify(rules.map((rule, ruleIndex) => ({ rule_index: ruleIndex, type: rule.type, pass: rule.pass, score: rule.score, weight: rule.weight, reason: rule.reason }))),
+      JSON.stringify(rules.map((rule, ruleIndex) => ({ rule_index: ruleIndex, type: rule.type, pass: rule.pass, score: rule.score, weight: rule.weight, reason: cutStored(rule.reason, RULE_REASON_MAX_CHARS) }))),
     ]);
   }
 
@@ -209,6 +269,6 @@ export class RunExecutor implements OnModuleDestroy {
     const config = bound ?? (await configs.findOneBy({ purpose: 'judge', enabled: true, type: 'chat' })) ?? (await configs.findOneBy({ isAnalysisDefault: true, enabled: true }));
     if (!config) return undefined;
     const temperature = typeof run.llmConfig.temperature === 'number' ? run.llmConfig.temperature : 0;
-    return createRubricJudge(createChatModel({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey }), { temperature });
+    return createRubricJudge(createChatModel({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey }), { temperature, maxAnswerChars: this.config.evalRuns.judgeAnswerMaxChars });
   }
 }

@@ -19,6 +19,7 @@ export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 @Index('ix_eval_run_scenario_created', ['scenarioId', 'createdAt'])
 @Index('ix_eval_run_target_created', ['targetId', 'createdAt'])
 @Index('ix_eval_run_campaign', ['campaignId'])
+@Index('ix_eval_run_running_lease', ['leaseUntil'], { where: `"status" = 'running'` })
 export class RunEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -81,4 +82,12 @@ export class RunEntity {
 
   @Column({ type: 'timestamptz', nullable: true })
   finishedAt: Date | null;
+
+  /** The execution holding the run (`<host>:<pid>:<random>#<random>`, run-lease.ts), or null when none does. */
+  @Column({ type: 'varchar', length: 128, nullable: true })
+  leaseOwner: string | null;
+
+  /** Until when the holder (or the queue, after a release or a sweep) owns a running run; renewed by a heartbeat. */
+  @Column({ type: 'timestamptz', nullable: true })
+  leaseUntil: Date | null;
 }

@@ -1,0 +1,71 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ConfigVariable, declareConfig } from '../../config/config-variable';
+
+const RUNS = 'Runs';
+
+/**
+ * The evaluation wing's run variables added by issue 19: caps on the model and target text a run stores (item 2) and
+ * the run lease with its sweeper (acceptance 5; issue 20 extends the same lease to every job kind).
+ */
+export class RunVariables {
+  @ConfigVariable({
+    group: RUNS,
+    description:
+      'longest target reply a run stores (case output, transcript); a longer reply makes the case `errored` naming this variable, and the transcript keeps only its first characters, marked as cut',
+    unit: 'chars',
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100) @Max(10_000_000)
+  EVAL_TARGET_REPLY_MAX_CHARS: number = 100_000;
+
+  @ConfigVariable({
+    group: RUNS,
+    description: 'longest answer of an llm-rubric judge that is read; a longer one fails the rule ("judge failed", naming this variable) unparsed',
+    unit: 'chars',
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100) @Max(1_000_000)
+  EVAL_JUDGE_ANSWER_MAX_CHARS: number = 20_000;
+
+  @ConfigVariable({
+    group: RUNS,
+    description: 'a running run\'s lease: the instance executing it renews it every EVAL_RUN_HEARTBEAT_MS; once it is this old (the instance was killed or froze) the sweeper hands the run to another worker; more than twice EVAL_RUN_HEARTBEAT_MS',
+    unit: 'ms',
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1000)
+  EVAL_RUN_LEASE_MS: number = 60_000;
+
+  @ConfigVariable({ group: RUNS, description: 'how often the instance executing a run renews its lease', unit: 'ms' })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100)
+  EVAL_RUN_HEARTBEAT_MS: number = 10_000;
+
+  @ConfigVariable({ group: RUNS, description: 'how often the run sweeper looks for runs whose lease ran out (also once at start-up); one instance at a time (advisory lock)', unit: 'ms' })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100)
+  EVAL_RUN_SWEEP_INTERVAL_MS: number = 15_000;
+}
+
+/**
+ * The slice `evalRuns`: `targetReplyMaxChars`, `judgeAnswerMaxChars` (characters), `leaseMs`, `heartbeatMs`,
+ * `sweepIntervalMs` (ms).
+ */
+export const runsConfig = declareConfig({
+  wing: 'evaluation',
+  variables: RunVariables,
+  check: (vars) => (vars.EVAL_RUN_LEASE_MS <= 2 * vars.EVAL_RUN_HEARTBEAT_MS ? ['EVAL_RUN_LEASE_MS: must be more than twice EVAL_RUN_HEARTBEAT_MS'] : []),
+  resolve: (vars) => ({
+    evalRuns: {
+      targetReplyMaxChars: vars.EVAL_TARGET_REPLY_MAX_CHARS,
+      judgeAnswerMaxChars: vars.EVAL_JUDGE_ANSWER_MAX_CHARS,
+      leaseMs: vars.EVAL_RUN_LEASE_MS,
+      heartbeatMs: vars.EVAL_RUN_HEARTBEAT_MS,
+      sweepIntervalMs: vars.EVAL_RUN_SWEEP_INTERVAL_MS,
+    },
+  }),
+});
+
+/** The resolved slice. */
+export type RunsConfig = ReturnType<typeof runsConfig.resolve>;
+
+declare module '../../config/app-config' {
+  /** The evaluation wing's `evalRuns` slice. */
+  interface AppConfig extends RunsConfig {}
+}
