@@ -1,9 +1,15 @@
 import { chatConfig } from './chat/chat.config';
+import { chatOutboundConfig } from './chat/chat-outbound.config';
+import { aiReplyStorageConfig } from './chat/ai-reply/ai-reply-storage.config';
+import { guessLimitsConfig } from './common/auth/guess-limits.config';
+import { secretKeyConfig } from './common/crypto/secret-key.config';
 import type { AppConfig } from './config/app-config';
 import { type ConfigDeclaration, loadConfiguration } from './config/config-variable';
 import { coreConfig } from './config/core.config';
 import { deployConfig } from './deploy/deploy.config';
 import { evaluationConfig } from './evaluation/evaluation.config';
+import { evaluationOutboundConfig } from './evaluation/evaluation-outbound.config';
+import { runsConfig } from './evaluation/runs/runs.config';
 
 /**
  * Every configuration declaration of the app, the shared core first (its `port` and `dataDir` feed the wings' derived
@@ -12,9 +18,15 @@ import { evaluationConfig } from './evaluation/evaluation.config';
  */
 export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   coreConfig,
+  secretKeyConfig,
+  guessLimitsConfig,
   chatConfig,
+  chatOutboundConfig,
+  aiReplyStorageConfig,
   deployConfig,
   evaluationConfig,
+  evaluationOutboundConfig,
+  runsConfig,
 ];
 
 /**
