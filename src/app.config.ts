@@ -1,4 +1,5 @@
 import { chatConfig } from './chat/chat.config';
+import { bodyLimitsConfig } from './common/http/body-limits.config';
 import { chatOutboundConfig } from './chat/chat-outbound.config';
 import { aiReplyStorageConfig } from './chat/ai-reply/ai-reply-storage.config';
 import { guessLimitsConfig } from './common/auth/guess-limits.config';
@@ -18,6 +19,7 @@ import { runsConfig } from './evaluation/runs/runs.config';
  */
 export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   coreConfig,
+  bodyLimitsConfig,
   secretKeyConfig,
   guessLimitsConfig,
   chatConfig,

@@ -1,10 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Logger as Pino } from 'pino';
 import pinoHttp from 'pino-http';
 import { addChatSecurityScheme, applyChatOperationScopes, CHAT_SWAGGER_UI_OPTIONS, mountChatAuthorizationServer } from './chat/auth/chat-openapi';
+import { JsonBodyInterceptor, jsonBodyGate } from './common/http/body-parsing';
 import { createValidationPipe } from './common/http/validation';
 import type { AppConfig } from './config/app-config';
 import { DEPLOY_AGENT_SCHEME, DEPLOY_OWNER_SCHEME } from './deploy/auth/deploy-auth.strategies';
@@ -64,7 +66,10 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   // Sites are the users' own content: served before helmet's API policy (a CSP for JSON would break their pages).
   app.use(siteServingMiddleware(config.deploy.sitesDir));
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https:'] } } }));
-  app.useBodyParser('json', { limit: config.jsonBodyLimitBytes });
+  // JSON bodies are read after authentication, with each route's limit and a depth limit (body-parsing.ts).
+  const jsonLimits = { defaultBytes: config.httpBodies.defaultJsonLimitBytes, documentBytes: config.jsonBodyLimitBytes, maxDepth: config.httpBodies.maxJsonDepth };
+  app.use(jsonBodyGate(jsonLimits));
+  app.useGlobalInterceptors(new JsonBodyInterceptor(app.get(Reflector), jsonLimits));
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'Atrium API', swaggerOptions: CHAT_SWAGGER_UI_OPTIONS });

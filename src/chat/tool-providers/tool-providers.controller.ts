@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Put, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
+import { JsonBodyLimit } from '../../common/http/body-parsing';
 import { Page, toPage } from '../../common/paging/page';
 import { ChatAuth, CurrentTenant } from '../auth/chat-auth.decorators';
 import { pageResultSchema } from '../common/page-result';
@@ -20,6 +21,7 @@ export class ToolProvidersController {
   constructor(private readonly providers: ToolProvidersService) {}
 
   @Post()
+  @JsonBodyLimit('document') // operations × input schemas: up to CHAT_TOOL_MAX_OPERATIONS × CHAT_TOOL_MAX_SCHEMA_BYTES
   @HttpCode(200)
   @ApiOperation({
     operationId: 'createToolApiProvider',
@@ -52,6 +54,7 @@ export class ToolProvidersController {
   }
 
   @Put(':id')
+  @JsonBodyLimit('document')
   @ApiOperation({
     operationId: 'updateToolApiProvider',
     summary: 'Change a tool API provider',

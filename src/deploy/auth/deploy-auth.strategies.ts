@@ -2,6 +2,7 @@ import { BadRequestException, ForbiddenException, Injectable, UnauthorizedExcept
 import type { Request } from 'express';
 import { AuthRequirement, CredentialStrategy } from '../../common/auth/auth.decorators';
 import { bearerCredential } from '../../common/auth/auth.guard';
+import { readPendingJsonBody } from '../../common/http/body-parsing';
 import { GatewaySecretsService } from '../tokens/gateway-secrets.service';
 import { DeployCredentialsService } from './deploy-credentials.service';
 import type { DeployAgentPrincipal, DeployOwnerPrincipal } from './deploy-principal';
@@ -56,6 +57,8 @@ export class RegistrationKeyStrategy implements CredentialStrategy<{ kind: 'regi
   constructor(private readonly secrets: GatewaySecretsService) {}
 
   async authenticate(request: Request): Promise<{ kind: 'registrant' }> {
+    // The credential is in the body, which the app reads only after authentication: read it here (default limit).
+    await readPendingJsonBody(request);
     const key = (request.body as { registrationKey?: unknown } | undefined)?.registrationKey;
     if (typeof key !== 'string' || key.length === 0) throw new BadRequestException('registrationKey is required.');
     if (!this.secrets.matches('registration-key', key)) throw new UnauthorizedException('The registration key is not valid.');

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal } from '../../common/auth/auth.decorators';
+import { JsonBodyLimit } from '../../common/http/body-parsing';
 import { Page, pageSchema } from '../../common/paging/page';
 import { EVAL_SECURITY_SCHEMES, EvaluationCredentialStrategy, EvaluationPrincipal } from '../auth/evaluation-auth';
 import {
@@ -70,6 +71,7 @@ export class IntelligentEvaluationsController {
   }
 
   @Post(':id/transitions')
+  @JsonBodyLimit('document') // a plan: up to 500 steps
   @HttpCode(200)
   @ApiOperation({
     operationId: 'transitionIntelligentEvaluation',
@@ -97,6 +99,7 @@ export class IntelligentEvaluationsController {
   }
 
   @Post(':id/report')
+  @JsonBodyLimit('document') // a report: up to 500 findings with evidence
   @ApiOperation({
     operationId: 'submitIntelligentEvaluationReport',
     summary: 'Submit the structured report (executing → completed)',

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/auth.decorators';
+import { JsonBodyLimit } from '../../common/http/body-parsing';
 import { Page, pageSchema } from '../../common/paging/page';
 import { EVAL_SECURITY_SCHEMES, EvaluationCredentialStrategy } from '../auth/evaluation-auth';
 import { CreateScenarioDto, ScenarioDto, ScenarioQueryDto, ScenarioSummaryDto, UpdateScenarioDto } from './scenarios.dto';
@@ -14,6 +15,7 @@ export class ScenariosController {
   constructor(private readonly scenarios: ScenariosService) {}
 
   @Post()
+  @JsonBodyLimit('document') // big scenarios: up to 50,000 cases (HTTP_JSON_BODY_LIMIT_BYTES)
   @ApiOperation({ summary: 'Create a scenario', description: 'Starts at version 1; a client-sent version is ignored. Case ids must be unique; every rule is validated (400 names the case and rule).' })
   @ApiCreatedResponse({ type: ScenarioDto })
   create(@Body() body: CreateScenarioDto): Promise<ScenarioDto> {
@@ -36,6 +38,7 @@ export class ScenariosController {
   }
 
   @Patch(':id')
+  @JsonBodyLimit('document')
   @ApiOperation({ summary: 'Edit a scenario', description: 'The version goes up by one only when cases, model_bindings or llm_config change (compared as normalised JSON); name, description and metadata edits keep it (rule 1).' })
   @ApiOkResponse({ type: ScenarioDto })
   @ApiNotFoundResponse({ description: 'Unknown id.' })
