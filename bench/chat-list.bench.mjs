@@ -101,7 +101,8 @@ if (process.env.DATABASE_URL) {
       if (captureLog) serverLog += `${line}\n`;
     },
   });
-  database = { ...started, embedded: true };
+  // The superuser: the bench sets ALTER SYSTEM and reads plans (the app's own role may not).
+  database = { ...started, url: started.superuserUrl.replace(/\/postgres$/, '/atrium'), embedded: true };
 }
 const sql = new pg.Client({ connectionString: database.url });
 await sql.connect();

@@ -8,6 +8,7 @@ import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { loadConfig } from './app.config';
 import { ConfigurationError } from './config/app-config';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
+import { describeThrown } from './common/errors/describe-thrown';
 
 /**
  * Starts Atrium: validates the environment, starts embedded PostgreSQL when DATABASE_URL is unset, builds the
@@ -59,7 +60,8 @@ async function main(): Promise<void> {
   logger.info({ url: `http://localhost:${config.port}`, docs: `http://localhost:${config.port}/docs` }, 'Atrium is listening');
 }
 
-void main().catch((error: Error) => {
-  process.stderr.write(`Atrium failed to start: ${error.stack ?? error.message}\n`);
+// Whatever was thrown (embedded-postgres rejects with no reason at all), the message names the real cause.
+void main().catch((error: unknown) => {
+  process.stderr.write(`Atrium failed to start: ${describeThrown(error)}\n`);
   process.exit(1);
 });

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../app.config';
 import { buildDataSourceOptions } from './data-source-options';
 import { startEmbeddedPostgres } from './embedded-postgres';
+import { describeThrown } from '../common/errors/describe-thrown';
 
 /**
  * `npm run migration:run`: applies pending migrations to DATABASE_URL (or the embedded database) and exits.
@@ -25,7 +26,7 @@ async function migrate(): Promise<void> {
   }
 }
 
-void migrate().catch((error: Error) => {
-  process.stderr.write(`Migration failed: ${error.message}\n`);
+void migrate().catch((error: unknown) => {
+  process.stderr.write(`Migration failed: ${describeThrown(error)}\n`);
   process.exit(1);
 });

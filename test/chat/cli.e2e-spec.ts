@@ -112,7 +112,7 @@ describe('atrium-chat CLI on the embedded PostgreSQL (DATABASE_URL unset)', () =
   it('starts the embedded server for a command when the app is not running, and stops it after', async () => {
     const created = await atriumChat(['tenant', 'create', 'initech', '--name', 'Initech'], env);
     expect(created).toEqual({ code: 0, stdout: 'Created tenant initech (Initech).\n', stderr: '' });
-    expect(await postgresAnswers(embeddedDatabaseUrl(Number(env.EMBEDDED_POSTGRES_PORT)))).toBe(false);
+    expect(await postgresAnswers(await embeddedDatabaseUrl(join(dataDir, 'postgres'), Number(env.EMBEDDED_POSTGRES_PORT)))).toBe(false);
   }, 180_000);
 
   it('uses the running app\'s embedded server while the app runs; the client it creates gets a token from the app', async () => {
@@ -140,11 +140,11 @@ describe('atrium-chat CLI on the embedded PostgreSQL (DATABASE_URL unset)', () =
       expect(created.code).toBe(0);
       const token = (await builtInToken(baseUrl, JSON.parse(created.stdout))).access_token;
       await request(baseUrl).get('/api/initech/console/workChat/corps').auth(token, { type: 'bearer' }).expect(200);
-      expect(await postgresAnswers(embeddedDatabaseUrl(Number(env.EMBEDDED_POSTGRES_PORT)))).toBe(true);
+      expect(await postgresAnswers(await embeddedDatabaseUrl(join(dataDir, 'postgres'), Number(env.EMBEDDED_POSTGRES_PORT)))).toBe(true);
     } finally {
       app.kill('SIGTERM');
       await exited;
     }
-    expect(await postgresAnswers(embeddedDatabaseUrl(Number(env.EMBEDDED_POSTGRES_PORT)))).toBe(false);
+    expect(await postgresAnswers(await embeddedDatabaseUrl(join(dataDir, 'postgres'), Number(env.EMBEDDED_POSTGRES_PORT)))).toBe(false);
   }, 180_000);
 });

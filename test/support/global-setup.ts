@@ -22,5 +22,6 @@ export default async function globalSetup(): Promise<void> {
     persistent: false,
   });
   (globalThis as { atriumTestDatabase?: unknown }).atriumTestDatabase = database;
-  process.env.ATRIUM_TEST_DATABASE_URL = database.url;
+  // The suites create and drop a database each: that needs the superuser (the app's own role cannot CREATE DATABASE).
+  process.env.ATRIUM_TEST_DATABASE_URL = database.superuserUrl;
 }

@@ -9,6 +9,7 @@ import { TenantsService } from '../../chat/tenants/tenants.service';
 import { loadConfig } from '../../app.config';
 import { AppConfig, ConfigurationError } from '../../config/app-config';
 import type { ChatCliDatabase } from './chat-database';
+import { describeThrown } from '../../common/errors/describe-thrown';
 
 /**
  * Exit codes of `atrium-chat`: 0 done; 1 refused (invalid or reserved tenant id, duplicate, unknown tenant or
@@ -193,7 +194,7 @@ export async function run(argv: string[] = process.argv, io: Partial<CliIo> = {}
       const { openChatDatabase } = require('./chat-database') as typeof import('./chat-database');
       database = await openChatDatabase(config);
     } catch (error) {
-      throw new UsageError(`cannot open the database: ${(error as Error).message}`);
+      throw new UsageError(`cannot open the database: ${describeThrown(error, { stack: false }).replace(/\n\s*/g, ' ')}`);
     }
     try {
       return await work({ config, tenants: new TenantsService(database.dataSource, config), clients: new OAuthClientsService(database.dataSource) });
@@ -210,7 +211,7 @@ export async function run(argv: string[] = process.argv, io: Partial<CliIo> = {}
       sinks.stderr(`atrium-chat: ${error.message}\n`);
       return error.getStatus() >= 500 ? EXIT_CODES.error : EXIT_CODES.refused;
     }
-    const message = (error as Error).message?.split(/\r?\n/)[0] ?? String(error);
+    const message = describeThrown(error, { stack: false }).split(/\r?\n/)[0];
     sinks.stderr(`atrium-chat: ${error instanceof UsageError ? message : `unexpected error: ${message}`}\n`);
     return EXIT_CODES.error;
   }

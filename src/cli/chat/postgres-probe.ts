@@ -1,11 +1,16 @@
 import { Client } from 'pg';
+import { readEmbeddedCredentials } from '../../database/embedded-cluster-state';
 
 /**
- * URL of the app's embedded PostgreSQL on `port` (the user, password and database that
- * src/database/embedded-postgres.ts creates).
+ * URL of the app's database on the embedded PostgreSQL of `dataDir` at `port`, as the database owner whose
+ * password src/database/embedded-postgres.ts keeps beside the cluster (`<dataDir>.credentials.json`).
+ * @param dataDir the cluster's data directory ($DATA_DIR/postgres)
+ * @throws Error when the cluster has no credentials file (never started)
  */
-export function embeddedDatabaseUrl(port: number): string {
-  return `postgres://atrium:atrium@127.0.0.1:${port}/atrium`;
+export async function embeddedDatabaseUrl(dataDir: string, port: number): Promise<string> {
+  const credentials = await readEmbeddedCredentials(dataDir);
+  if (!credentials) throw new Error(`${dataDir} has no credentials file: the embedded PostgreSQL was never started there`);
+  return `postgres://${credentials.owner}:${credentials.ownerPassword}@127.0.0.1:${port}/atrium`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { inspect } from 'node:util';
+import { inspect, types } from 'node:util';
 
 /**
  * Text for whatever was thrown, for the last-resort handlers of src/main.ts and the CLIs (issue 19, item 5): an
@@ -13,7 +13,8 @@ export function describeThrown(thrown: unknown, options: { stack?: boolean } = {
   const withStack = options.stack ?? true;
   const seen = new Set<unknown>();
   const describe = (value: unknown, depth: number): string => {
-    if (value instanceof Error) {
+    // isNativeError: also errors of another realm (a vm context, a Jest sandbox), where instanceof Error is false.
+    if (value instanceof Error || types.isNativeError(value)) {
       if (seen.has(value) || depth > 5) return value.message || value.name;
       seen.add(value);
       const head = withStack && value.stack ? value.stack : value.message || `${value.name} (no message)`;
