@@ -87,6 +87,8 @@ export function compileSafeRegex(source: string, flags = ''): SafeRegex {
     flags: effective,
     test: (text) => compiled.test(text),
     exec: (text) => {
+      // The DFA test is several times cheaper than exec's capture-tracking NFA: most texts don't match.
+      if (!compiled.test(text)) return null;
       // re2js returns a RegExpExecArray-shaped array (typed as any[]).
       const match = compiled.exec(text) as (string[] & { index: number }) | null;
       return match ? { text: match[0], index: match.index } : null;
