@@ -13,6 +13,7 @@ import { DeployCredentialsService } from './auth/deploy-credentials.service';
 import { DeploymentEntity } from './deployments/deployment.entity';
 import { DeploymentsController } from './deployments/deployments.controller';
 import { DeploymentsService } from './deployments/deployments.service';
+import { SiteReconciler } from './deployments/site-reconciler';
 import { ExecController } from './exec/exec.controller';
 import { ExecService } from './exec/exec.service';
 import { HealthController } from './health/health.controller';
@@ -53,6 +54,7 @@ export function uploadTempDir(config: AppConfig): string {
     DeployAuditFilter,
     TokensService,
     DeploymentsService,
+    SiteReconciler,
     UploadsService,
     ExecService,
   ],

@@ -8,7 +8,8 @@ import { AuditCaller, AuditService } from '../audit/audit.service';
 import type { DeployAgentPrincipal } from '../auth/deploy-principal';
 import { DeploymentEntity } from './deployment.entity';
 import { DeployResultDto, DeploymentDto, DeploySiteDto, toDeploymentDto } from './deployments.dto';
-import { ArchiveRejectedError, buildSiteDirectoryName, publishSiteArchive, removePublishedSite, withdrawPublishedSite } from './site-publisher';
+import { ArchiveRejectedError, buildSiteDirectoryName, discardStagedSite, promoteStagedSite, stageSiteArchive, withdrawPublishedSite } from './site-publisher';
+import { SITE_LOCK_SQL } from './site-reconciler.rules';
 
 /** An uploaded archive as multer saved it. */
 export interface UploadedArchive {
@@ -28,7 +29,10 @@ export class DeploymentsService {
   ) {}
 
   /**
-   * Unpacks `archive` safely into a new site directory and records it with its audit row in one transaction.
+   * Unpacks `archive` safely into a staging directory, then, in one transaction holding the site's advisory lock,
+   * writes the deployment row and its audit row and moves the site into place; the commit follows the rename. A kill
+   * between the rename and the commit leaves a served folder without a row, which the start-up reconciler
+   * (SiteReconciler) removes: the lock keeps it off a site whose row is still about to commit (issue 19 item 5).
    * @throws ForbiddenException (403) `contactId` is not the token's namespace
    * @throws PayloadTooLargeException (413) archive over DEPLOY_MAX_ARCHIVE_BYTES
    * @throws BadRequestException (400) hostile, corrupt or empty archive (nothing is left on disk)
@@ -42,9 +46,9 @@ export class DeploymentsService {
       throw new PayloadTooLargeException(`The archive is over ${this.config.deploy.maxArchiveBytes} bytes.`);
     }
     const directoryName = buildSiteDirectoryName(input.projectName, new Date());
-    let site;
+    let staged;
     try {
-      site = await publishSiteArchive({
+      staged = await stageSiteArchive({
         archivePath: archive.path,
         sitesRoot: this.config.deploy.sitesDir,
         namespace: agent.namespace,
@@ -56,8 +60,10 @@ export class DeploymentsService {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new ConflictException('A site with this directory name exists; deploy again.');
       throw error;
     }
+    const site = staged;
     try {
       const deployment = await this.dataSource.transaction(async (manager) => {
+        await manager.query(SITE_LOCK_SQL, [directoryName]);
         const row = manager.create(DeploymentEntity, {
           namespace: agent.namespace,
           projectName: input.projectName,
@@ -69,12 +75,14 @@ export class DeploymentsService {
         });
         await manager.save(row);
         await this.audit.record(caller, { action: 'deploy', outcome: 'allowed', status: 201, target: `${row.id} ${directoryName}` }, manager);
+        await promoteStagedSite(staged);
         return row;
       });
       const elapsedSeconds = Math.round(performance.now() - started) / 1000;
       return { ...toDeploymentDto(deployment, this.config.deploy.publicUrl), elapsedSeconds };
     } catch (error) {
-      await removePublishedSite({ sitesRoot: this.config.deploy.sitesDir, namespace: agent.namespace, directoryName });
+      await discardStagedSite(staged);
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new ConflictException('A site with this directory name exists; deploy again.');
       throw error;
     }
   }

@@ -48,7 +48,9 @@ export interface PublishedSite {
 }
 
 /** Sub-directory of sitesRoot where archives are unpacked before the final rename (never a valid namespace). */
-const STAGING_DIR = '.staging';
+export const STAGING_DIR = '.staging';
+/** Prefix of a withdrawn site's name in the staging directory: `removed~<namespace>~<directoryName>~<random>`. */
+export const TRASH_PREFIX = 'removed~';
 const FILE_MODE = 0o644;
 const DIR_MODE = 0o755;
 /** Tar framing around each entry (header, padding, a pax/long-name header) allowed on top of maxUnpackedBytes. */
@@ -98,6 +100,33 @@ export async function publishSiteArchive(input: {
   directoryName: string;
   limits: ArchiveLimits;
 }): Promise<PublishedSite> {
+  const staged = await stageSiteArchive(input);
+  try {
+    return await promoteStagedSite(staged);
+  } catch (error) {
+    await discardStagedSite(staged);
+    throw error;
+  }
+}
+
+/** An archive unpacked into `<sitesRoot>/.staging/<random>`, not yet published. */
+export interface StagedSite {
+  /** The staging directory (absolute). */
+  staging: string;
+  /** Where {@link promoteStagedSite} puts it: `<sitesRoot>/<namespace>/<directoryName>` (absolute). */
+  target: string;
+  namespaceDir: string;
+  fileCount: number;
+  bytes: number;
+}
+
+/**
+ * The first half of {@link publishSiteArchive}: checks the names and limits, then unpacks the archive into a fresh
+ * staging directory. Nothing is served yet. The caller either promotes it or discards it.
+ * @throws as {@link publishSiteArchive} (ArchiveRejectedError, EEXIST, filesystem errors); the staging directory
+ *   is removed on any failure
+ */
+export async function stageSiteArchive(input: { archivePath: string; sitesRoot: string; namespace: string; directoryName: string; limits: ArchiveLimits }): Promise<StagedSite> {
   const { root, namespaceDir, target } = resolveSitePaths(input);
   assertLimits(input.limits);
   await assertAbsent(target);
@@ -112,15 +141,39 @@ export async function publishSiteArchive(input: {
     if (((await stat(staging)).mode & 0o777) !== DIR_MODE) {
       await applyModes(staging, result.kinds);
     }
-    await mkdir(namespaceDir, { recursive: true, mode: DIR_MODE });
-    // rename(2) would silently replace an empty directory, so check again right before it.
-    await assertAbsent(target);
-    await rename(staging, target);
-    return { path: target, fileCount: result.fileCount, bytes: result.bytes };
+    return { staging, target, namespaceDir, fileCount: result.fileCount, bytes: result.bytes };
   } catch (error) {
     await rm(staging, { recursive: true, force: true, maxRetries: 3 });
     throw error;
   }
+}
+
+/**
+ * The second half of {@link publishSiteArchive}: publishes a staged site in one `rename`, creating
+ * `<sitesRoot>/<namespace>` when needed. DeploymentsService calls it inside the transaction that writes the
+ * deployment row, holding the site's advisory lock, so the site reconciler never sees a promoted site whose row is
+ * about to commit (issue 19 item 5).
+ * @returns the published site
+ * @throws Error with code `EEXIST` when the target exists; a filesystem error
+ */
+export async function promoteStagedSite(staged: StagedSite): Promise<PublishedSite> {
+  await mkdir(staged.namespaceDir, { recursive: true, mode: DIR_MODE });
+  // rename(2) would silently replace an empty directory, so check again right before it.
+  await assertAbsent(staged.target);
+  await rename(staged.staging, staged.target);
+  return { path: staged.target, fileCount: staged.fileCount, bytes: staged.bytes };
+}
+
+/**
+ * Undoes {@link stageSiteArchive} and, when it happened, {@link promoteStagedSite}: removes the staging directory, or
+ * the published directory when the staging one was already moved there. Never throws (a leftover is the reconciler's).
+ */
+export async function discardStagedSite(staged: StagedSite): Promise<void> {
+  const promoted = await lstat(staged.staging).then(
+    () => false,
+    () => true,
+  );
+  await rm(promoted ? staged.target : staged.staging, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
 }
 
 /**
@@ -149,7 +202,8 @@ export async function removePublishedSite(input: {
 export async function withdrawPublishedSite(input: { sitesRoot: string; namespace: string; directoryName: string }): Promise<string | undefined> {
   const { root, target } = resolveSitePaths(input);
   const stagingRoot = await ensureStagingRoot(root);
-  const trash = join(stagingRoot, `removed-${randomBytes(12).toString('hex')}`);
+  // The name says which site it was, so the reconciler can put it back if the delete never committed.
+  const trash = join(stagingRoot, `${TRASH_PREFIX}${input.namespace}~${input.directoryName}~${randomBytes(8).toString('hex')}`);
   try {
     await rename(target, trash);
     return trash;
@@ -157,6 +211,15 @@ export async function withdrawPublishedSite(input: { sitesRoot: string; namespac
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+/**
+ * Reads a withdrawn site's staging name (see {@link withdrawPublishedSite}).
+ * @returns its namespace and directory name, or undefined when `name` is not such a name
+ */
+export function parseTrashName(name: string): { namespace: string; directoryName: string } | undefined {
+  const match = /^removed~([A-Za-z0-9][A-Za-z0-9_-]{0,63})~([a-z0-9-]{1,96})~[0-9a-f]+$/.exec(name);
+  return match ? { namespace: match[1], directoryName: match[2] } : undefined;
 }
 
 /**
