@@ -1,5 +1,6 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
+import { GuessLimitsModule } from '../common/auth/guess-limiter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -34,6 +35,7 @@ export function uploadTempDir(config: AppConfig): string {
 @Module({
   imports: [
     TypeOrmModule.forFeature([AgentTokenEntity, GatewaySecretEntity, DeploymentEntity, AuditEntryEntity]),
+    GuessLimitsModule,
     MulterModule.registerAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({

@@ -28,7 +28,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { EvaluationFilesModule } from './files/files.module';
 import { EvaluationCredentialStrategy, EvaluationSessions } from './auth/evaluation-auth';
 import { SignInController } from './auth/sign-in.controller';
-import { SignInFailureEntity } from './auth/sign-in-failure.entity';
+import { ApiKeyEntity } from './auth/api-key.entity';
+import { ApiKeysController } from './auth/api-keys.controller';
+import { ApiKeysService } from './auth/api-keys.service';
+import { GuessLimitsModule } from '../common/auth/guess-limiter';
 import { ModelConfigEntity } from './model-configs/model-config.entity';
 import { ModelConfigsController } from './model-configs/model-configs.controller';
 import { ModelConfigsService } from './model-configs/model-configs.service';
@@ -56,13 +59,14 @@ import { TargetsService } from './targets/targets.service';
 /** The evaluation platform wing (spec: evaluation-platform.md). Built so far: sign-in, credentials, model configurations, scenarios, targets, runs, reports, webhook, dashboard. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([CampaignAnalysisEntity, CycleComparisonEntity, IntelligentEvaluationEntity, IntelligentSessionEntity, IntelligentMessageEntity, SignInFailureEntity, ModelConfigEntity, ScenarioEntity, TargetEntity, RunEntity, CaseResultEntity, RuleResultEntity, CampaignEntity, ExplorationSessionEntity, ExplorationMessageEntity, PatrolRunMarkEntity, PatrolWatermarkEntity]),
+    TypeOrmModule.forFeature([CampaignAnalysisEntity, CycleComparisonEntity, IntelligentEvaluationEntity, IntelligentSessionEntity, IntelligentMessageEntity, ApiKeyEntity, ModelConfigEntity, ScenarioEntity, TargetEntity, RunEntity, CaseResultEntity, RuleResultEntity, CampaignEntity, ExplorationSessionEntity, ExplorationMessageEntity, PatrolRunMarkEntity, PatrolWatermarkEntity]),
     EvaluationFilesModule,
+    GuessLimitsModule,
     ChatModule, // DigitalStaffSandbox: the `digital_staff` target channel (DESIGN.md: one wing uses another through an exported provider)
     JobsModule.forFeature([ANALYSE_CAMPAIGN, RUN_EVALUATION, RUN_COMPLETED_WEBHOOK]),
   ],
-  controllers: [AnalysisController, IntelligentEvaluationsController, IntelligentSessionsController, SignInController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController, DashboardController, CampaignsController, ExplorationController],
-  providers: [AnalysisService, AnalysisExecutor, AnalysisSweeper, IntelligentEvaluationsService, IntelligentSessionsService, EvaluationSessions, EvaluationCredentialStrategy, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunLeaseSweeper, RunWebhook, ReportsService, DashboardService, CampaignResultsQuery, CampaignsService, ExplorationService, PatrolService],
+  controllers: [AnalysisController, IntelligentEvaluationsController, IntelligentSessionsController, SignInController, ApiKeysController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController, DashboardController, CampaignsController, ExplorationController],
+  providers: [AnalysisService, AnalysisExecutor, AnalysisSweeper, IntelligentEvaluationsService, IntelligentSessionsService, EvaluationSessions, EvaluationCredentialStrategy, ApiKeysService, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunLeaseSweeper, RunWebhook, ReportsService, DashboardService, CampaignResultsQuery, CampaignsService, ExplorationService, PatrolService],
   exports: [ModelConfigsService, ScenariosService, TargetsService, CampaignResultsQuery, CampaignsService],
 })
 export class EvaluationModule {}

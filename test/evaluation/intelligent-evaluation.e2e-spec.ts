@@ -251,7 +251,7 @@ describe('intelligent evaluation (evaluation-platform.md: Intelligent evaluation
 
     it('records the credential as approver when no actor is given', async () => {
       const id = await createIn('executing');
-      expect((await api('get', `${BASE}/${id}`).expect(200)).body).toMatchObject({ approved_by: 'api-key:api-key', approval_note: null });
+      expect((await api('get', `${BASE}/${id}`).expect(200)).body).toMatchObject({ approved_by: 'api-key:env-1', approval_note: null });
     });
 
     it('refuses an unknown target with 400 and answers 404 for an unknown evaluation', async () => {

@@ -3,6 +3,7 @@ import type { RunReport } from '../../evaluation/reports/report.types';
 import type { RunSummary } from '../../evaluation/rules/run-summary';
 import type { RunStatus } from '../../evaluation/runs/run.entity';
 import type { RunDto } from '../../evaluation/runs/runs.dto';
+import type { ApiKeyDto, CreatedApiKeyDto } from '../../evaluation/auth/api-keys.dto';
 
 // The wire shapes are the server's own response types (type-only imports: nothing of the server is loaded), so the
 // client cannot drift from the API it calls.
@@ -30,6 +31,11 @@ export interface CreateRunRequest {
   repeat_count?: number;
   triggered_by: SkillTrigger;
 }
+
+/** A named API key as listed by GET /api/auth/api-keys (never its value). */
+export type EvalApiKey = ApiKeyDto;
+/** A key just created: the listing plus `key`, shown this once. */
+export type EvalCreatedApiKey = CreatedApiKeyDto;
 
 /** An RFC 9457 problem body as the platform sends it (`application/problem+json`). */
 export interface EvalProblem {
@@ -95,8 +101,9 @@ export function normalizeEvalApiUrl(value: string): string {
 }
 
 /**
- * Minimal HTTP client for the three evaluation-platform endpoints the skill client needs (evaluation-platform.md,
- * Endpoints): POST /api/runs, GET /api/runs/{id}, GET /api/reports/{id}. Every failure is thrown as
+ * Minimal HTTP client for the evaluation-platform endpoints the skill client needs (evaluation-platform.md,
+ * Endpoints): POST /api/runs, GET /api/runs/{id}, GET /api/reports/{id}; and for `atrium-eval api-key` the named
+ * API keys (POST/GET /api/auth/api-keys, DELETE /api/auth/api-keys/{name}). Every failure is thrown as
  * {@link EvalApiError}; redirects are not followed, so credentials never travel to another host.
  */
 export class EvalApiClient {
@@ -153,6 +160,31 @@ export class EvalApiClient {
    */
   getReport(runId: string, signal?: AbortSignal): Promise<EvalReport> {
     return this.request<EvalReport>({ method: 'GET', url: `/api/reports/${encodeURIComponent(runId)}`, signal });
+  }
+
+  /**
+   * POST /api/auth/api-keys: creates a named key (needs the admin right). The result holds the key, shown once.
+   * @throws EvalApiError e.g. 400 (bad name), 403 (no admin right), 409 (name taken)
+   */
+  createApiKey(body: { name: string; admin?: boolean }): Promise<EvalCreatedApiKey> {
+    return this.request<EvalCreatedApiKey>({ method: 'POST', url: '/api/auth/api-keys', data: body });
+  }
+
+  /**
+   * GET /api/auth/api-keys: one page of named keys, newest first (needs the admin right).
+   * @param includeRevoked also list revoked keys
+   */
+  listApiKeys(options: { includeRevoked?: boolean; page?: number; size?: number } = {}): Promise<{ content: EvalApiKey[]; totalElements: number; totalPages: number }> {
+    const params = { include_revoked: options.includeRevoked ? 'true' : 'false', page: options.page ?? 0, size: options.size ?? 200 };
+    return this.request({ method: 'GET', url: '/api/auth/api-keys', params });
+  }
+
+  /**
+   * DELETE /api/auth/api-keys/{name}: revokes a key at once (needs the admin right).
+   * @throws EvalApiError e.g. 404 (no key of that name)
+   */
+  revokeApiKey(name: string): Promise<EvalApiKey> {
+    return this.request<EvalApiKey>({ method: 'DELETE', url: `/api/auth/api-keys/${encodeURIComponent(name)}` });
   }
 
   /** Sends one request; maps non-2xx answers and network failures to a secret-free EvalApiError. */

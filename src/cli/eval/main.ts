@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { EvalApiError } from './eval-api.client';
+import { EvalApiClient, EvalApiError, type EvalApiKey } from './eval-api.client';
 import { DEFAULT_POLL_INTERVAL_MS, DEFAULT_TIMEOUT_MS, evaluateWithSkill, type SleepFn } from './skill';
 import { describeThrown } from '../../common/errors/describe-thrown';
 
@@ -80,7 +80,8 @@ function resolveIo(io: Partial<CliIo>): CliIo {
 
 /**
  * Builds the `atrium-eval` command line, the command-line face of the skill client (evaluation-platform.md,
- * Events: "The skill client for assistants"). One command:
+ * Events: "The skill client for assistants"), and `atrium-eval api-key create <name> [--admin] | list [--all] |
+ * revoke <name>` for named API keys (issue 19 item 6; exit code 0, or 2 on any error). The run command:
  *
  * `atrium-eval run --scenario <id> --target <id> [--api-url URL] [--api-key KEY] [--poll-interval ms]
  * [--timeout ms] [--min-pass-rate rate] [--concurrency n] [--repeat n] [--json]`
@@ -145,6 +146,51 @@ export function buildProgram(io: Partial<CliIo> = {}, onExitCode: (code: number)
       if (opts.json) stdout(`${JSON.stringify({ ...result, exitCode: code }, null, 2)}\n`);
       else stdout(`${result.text}\n`);
       onExitCode(code);
+    });
+
+  const keys = program
+    .command('api-key')
+    .description('manage named API keys (needs a key with the admin right, e.g. one of EVAL_API_KEYS, or a session token)');
+  const clientFor = (opts: { apiUrl?: string; apiKey?: string }) => {
+    const apiUrl = opts.apiUrl ?? env.EVAL_API_URL;
+    if (!apiUrl?.trim()) throw new UsageError('no API URL: pass --api-url or set EVAL_API_URL');
+    const apiKey = opts.apiKey ?? (env.EVAL_API_KEY?.trim() || undefined);
+    const sessionToken = env.EVAL_SESSION_TOKEN?.trim() || undefined;
+    if (!apiKey && !sessionToken) throw new UsageError('no credentials: pass --api-key or set EVAL_API_KEY (or EVAL_SESSION_TOKEN)');
+    return new EvalApiClient({ apiUrl, apiKey, sessionToken });
+  };
+  const describeKey = (key: EvalApiKey) =>
+    `${key.name}\t${key.admin ? 'admin' : '-'}\t${key.source}\tcreated ${key.created_at}${key.created_by ? ` by ${key.created_by}` : ''}` +
+    `\tlast used ${key.last_used_at ?? 'never'}${key.revoked_at ? `\trevoked ${key.revoked_at} by ${key.revoked_by}` : ''}`;
+  const withConnection = (command: Command) =>
+    command
+      .option('--api-url <url>', 'platform base URL (default: $EVAL_API_URL)')
+      .option('--api-key <key>', 'API key with the admin right, sent as X-API-Key (default: $EVAL_API_KEY; $EVAL_SESSION_TOKEN when neither is set)')
+      .option('--json', 'print JSON');
+
+  withConnection(keys.command('create <name>').description('create a named key and print it once (only its SHA-256 is kept)'))
+    .option('--admin', 'the key may manage API keys too')
+    .action(async (name: string, opts: { apiUrl?: string; apiKey?: string; admin?: boolean; json?: boolean }) => {
+      const created = await clientFor(opts).createApiKey({ name, admin: opts.admin ?? false });
+      if (opts.json) stdout(`${JSON.stringify(created, null, 2)}\n`);
+      else stdout(`${created.key}\n`);
+      stderr(`atrium-eval: API key "${created.name}" created${created.admin ? ' (admin)' : ''}; it is shown only now: store it in a secret store.\n`);
+    });
+
+  withConnection(keys.command('list').description('list named keys (never their values)'))
+    .option('--all', 'also list revoked keys')
+    .action(async (opts: { apiUrl?: string; apiKey?: string; all?: boolean; json?: boolean }) => {
+      const page = await clientFor(opts).listApiKeys({ includeRevoked: opts.all ?? false });
+      if (opts.json) stdout(`${JSON.stringify(page.content, null, 2)}\n`);
+      else stdout(page.content.map((key) => `${describeKey(key)}\n`).join(''));
+      if (page.totalPages > 1) stderr(`atrium-eval: showing the newest ${page.content.length} of ${page.totalElements} keys\n`);
+    });
+
+  withConnection(keys.command('revoke <name>').description('revoke a named key; it is refused from the next request on'))
+    .action(async (name: string, opts: { apiUrl?: string; apiKey?: string; json?: boolean }) => {
+      const revoked = await clientFor(opts).revokeApiKey(name);
+      if (opts.json) stdout(`${JSON.stringify(revoked, null, 2)}\n`);
+      else stdout(`${describeKey(revoked)}\n`);
     });
 
   return program;

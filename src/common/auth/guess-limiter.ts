@@ -34,12 +34,19 @@ interface Reservation {
   windowStart: Date;
 }
 
+/** How long an attempt waits for checks in flight before it is refused (ms), and between two tries. */
+const BUSY_WAIT_MS = 5_000;
+const BUSY_RETRY_MS = 20;
+
 /**
  * Race-free guessing limits kept in PostgreSQL (issue 12 item 5). Every attempt first reserves a check with one
- * atomic upsert on (kind, client, window): it is let through only while the window's charged checks (failures plus
- * checks in flight) are under the kind's limit, otherwise it gets 429 unchecked. A success gives its charge back, a
- * failure keeps it. So however many attempts arrive at once, no more than `maxFailures` wrong credentials are ever
- * checked per client and window, on any number of instances. Limits: AUTH_GUESS_* (guess-limits.config.ts).
+ * atomic upsert on (kind, client, window), before the credential is looked at:
+ * - `granted` while the window's failures plus the checks in flight are under the limit;
+ * - `refused` (429 with Retry-After, unchecked) once the failures reach the limit;
+ * - `busy` in between: checks in flight could still fail, so the attempt waits for them (up to 5 s, then 429).
+ * A success gives its reservation back, a failure turns it into a failure. So however many attempts arrive at once,
+ * on any number of instances, no more than `maxFailures` wrong credentials are checked per client and window, and
+ * a busy client with the right credential only waits. Limits: AUTH_GUESS_* (guess-limits.config.ts).
  */
 @Injectable()
 export class GuessLimiter {
@@ -55,11 +62,12 @@ export class GuessLimiter {
    * Checks a credential under the limit of its kind.
    * @param kind which credential is being checked
    * @param clientAddress the request's client address (`request.ip`)
-   * @param limit the kind's limit; default: AUTH_GUESS_* for the kind (required for `eval-password`)
    * @param verify the pure check: resolves to the principal, or undefined for a wrong credential; it runs only when
-   *   the reservation was granted. A thrown error counts as no attempt (the charge is given back) and is rethrown.
+   *   the reservation was granted. A thrown error counts as no attempt (the reservation is given back) and is rethrown.
+   * @param limit the kind's limit; default: AUTH_GUESS_* for the kind (required for `eval-password`)
    * @returns what `verify` returned (undefined = wrong credential, now counted as a failure)
-   * @throws GuessLimitExceeded (429 with Retry-After) when the client has no failures left in this window
+   * @throws GuessLimitExceeded (429 with Retry-After) when the client has no failures left in this window, or the
+   *   checks in flight did not end within 5 s
    */
   async check<T>(
     kind: GuessKind,
@@ -67,43 +75,54 @@ export class GuessLimiter {
     verify: () => Promise<T | undefined> | T | undefined,
     limit: GuessLimit = this.limitOf(kind),
   ): Promise<T | undefined> {
-    const { maxFailures, windowMs } = limit;
-    const now = Date.now();
-    const reservation: Reservation = { kind, clientKey: clientKeyOf(clientAddress), windowStart: new Date(windowStartOf(now, windowMs)) };
-    const rows: { granted: boolean; refused: number; inserted: boolean }[] = await this.dataSource.query(
-      `INSERT INTO auth_guess_window AS w (kind, client_key, window_start, failures, refused, last_granted, first_at, last_at)
-       VALUES ($1, $2, $3, 1, 0, true, now(), now())
-       ON CONFLICT (kind, client_key, window_start) DO UPDATE SET
-         failures = w.failures + CASE WHEN w.failures < $4 THEN 1 ELSE 0 END,
-         refused = w.refused + CASE WHEN w.failures < $4 THEN 0 ELSE 1 END,
-         last_granted = w.failures < $4,
-         last_at = now()
-       RETURNING last_granted AS granted, refused, (xmax = 0) AS inserted`,
-      [kind, reservation.clientKey, reservation.windowStart, maxFailures],
-    );
-    const [{ granted, refused, inserted }] = rows;
-    if (inserted) await this.sweep(now);
-    if (!granted) {
-      const firstInWindow = refused === 1;
-      if (firstInWindow) {
-        this.logger.warn(`Guessing limit reached: ${kind} from ${reservation.clientKey}; further attempts in this window get 429 and are counted in auth_guess_window.`);
-      }
-      throw new GuessLimitExceeded(kind, reservation.clientKey, retryAfterSeconds(Date.now(), windowMs), firstInWindow);
-    }
+    const clientKey = clientKeyOf(clientAddress);
+    const reservation = await this.reserve(kind, clientKey, limit);
     let result: T | undefined;
     try {
       result = await verify();
     } catch (error) {
-      await this.giveBack(reservation);
+      await this.settle(reservation, false);
       throw error;
     }
-    if (result !== undefined) await this.giveBack(reservation);
+    await this.settle(reservation, result === undefined);
     return result;
+  }
+
+  /** Reserves one check, waiting while only checks in flight stand in the way. */
+  private async reserve(kind: GuessKind, clientKey: string, { maxFailures, windowMs }: GuessLimit): Promise<Reservation> {
+    const deadline = Date.now() + BUSY_WAIT_MS;
+    for (;;) {
+      const now = Date.now();
+      const reservation: Reservation = { kind, clientKey, windowStart: new Date(windowStartOf(now, windowMs)) };
+      const rows: { outcome: 'granted' | 'busy' | 'refused'; refused: number; inserted: boolean }[] = await this.dataSource.query(
+        `INSERT INTO auth_guess_window AS w (kind, client_key, window_start, failures, in_flight, refused, last_outcome, first_at, last_at)
+         VALUES ($1, $2, $3, 0, 1, 0, 'granted', now(), now())
+         ON CONFLICT (kind, client_key, window_start) DO UPDATE SET
+           in_flight = w.in_flight + CASE WHEN w.failures + w.in_flight < $4 THEN 1 ELSE 0 END,
+           refused = w.refused + CASE WHEN w.failures >= $4 THEN 1 ELSE 0 END,
+           last_outcome = CASE WHEN w.failures + w.in_flight < $4 THEN 'granted' WHEN w.failures >= $4 THEN 'refused' ELSE 'busy' END,
+           last_at = now()
+         RETURNING last_outcome AS outcome, refused, (xmax = 0) AS inserted`,
+        [kind, clientKey, reservation.windowStart, maxFailures],
+      );
+      const [{ outcome, refused, inserted }] = rows;
+      if (inserted) await this.sweep(now);
+      if (outcome === 'granted') return reservation;
+      if (outcome === 'refused' || Date.now() >= deadline) {
+        const firstInWindow = outcome === 'refused' && refused === 1;
+        if (firstInWindow) {
+          this.logger.warn(`Guessing limit reached: ${kind} from ${clientKey}; further attempts in this window get 429 and are counted in auth_guess_window.`);
+        }
+        const retryAfter = outcome === 'refused' ? retryAfterSeconds(Date.now(), windowMs) : 1;
+        throw new GuessLimitExceeded(kind, clientKey, retryAfter, firstInWindow);
+      }
+      await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS + Math.random() * BUSY_RETRY_MS));
+    }
   }
 
   /**
    * The counts of one client for one kind in the current window (for tests and operators).
-   * @returns failures (charged checks) and refused attempts; zeros when nothing was counted
+   * @returns failed checks and refused attempts; zeros when nothing was counted
    */
   async current(kind: GuessKind, clientAddress: string | undefined, limit: GuessLimit = this.limitOf(kind)): Promise<{ failures: number; refused: number }> {
     const { windowMs } = limit;
@@ -121,10 +140,12 @@ export class GuessLimiter {
     return limit;
   }
 
-  private async giveBack(reservation: Reservation): Promise<void> {
+  /** Ends a reserved check: it no longer runs, and a failed one counts. */
+  private async settle(reservation: Reservation, failed: boolean): Promise<void> {
     await this.dataSource.query(
-      `UPDATE auth_guess_window SET failures = GREATEST(failures - 1, 0) WHERE kind = $1 AND client_key = $2 AND window_start = $3`,
-      [reservation.kind, reservation.clientKey, reservation.windowStart],
+      `UPDATE auth_guess_window SET in_flight = GREATEST(in_flight - 1, 0), failures = failures + $4
+       WHERE kind = $1 AND client_key = $2 AND window_start = $3`,
+      [reservation.kind, reservation.clientKey, reservation.windowStart, failed ? 1 : 0],
     );
   }
 

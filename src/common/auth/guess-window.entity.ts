@@ -19,17 +19,21 @@ export class GuessWindowEntity {
   @PrimaryColumn({ type: 'timestamptz' })
   windowStart: Date;
 
-  /** Checks charged in this window: failed ones plus those still being checked (a success gives its charge back). */
+  /** Checks that failed in this window. */
   @Column({ type: 'integer' })
   failures: number;
+
+  /** Checks running now; while failures + inFlight reach the limit, new attempts wait for them. */
+  @Column({ type: 'integer' })
+  inFlight: number;
 
   /** Attempts answered 429 without being checked. */
   @Column({ type: 'integer' })
   refused: number;
 
-  /** Whether the last attempt was let through to the check (read back by the statement that set it). */
-  @Column({ type: 'boolean' })
-  lastGranted: boolean;
+  /** What the last attempt got: `granted`, `busy` (wait) or `refused` (read back by the statement that set it). */
+  @Column({ type: 'varchar', length: 8 })
+  lastOutcome: string;
 
   @Column({ type: 'timestamptz' })
   firstAt: Date;

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { GuessLimitExceeded } from '../../common/auth/guess-limiter';
 import { problemFor, writeProblem } from '../../common/http/problem-details.filter';
 import { AuditService } from './audit.service';
 import { gatewayAction } from './gateway-actions';
@@ -22,7 +23,10 @@ export class DeployAuditFilter implements ExceptionFilter {
     const problem = problemFor(request, error, this.logger);
     const action = gatewayAction(request.method, request.route?.path);
     // The audit row is written before the answer goes out, so a client that saw the refusal finds it in the log.
-    if (action) await this.recordRefusal(request, action, problem);
+    // Refused guesses are audited in aggregate (issue 12 item 5): only the first 429 of a window gets a row; the rest
+    // are counted in auth_guess_window.
+    const repeatedGuess = error instanceof GuessLimitExceeded && !error.firstInWindow;
+    if (action && !repeatedGuess) await this.recordRefusal(request, action, problem);
     writeProblem(response, problem);
   }
 

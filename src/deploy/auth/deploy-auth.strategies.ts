@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import { AuthRequirement, CredentialStrategy } from '../../common/auth/auth.decorators';
 import { bearerCredential } from '../../common/auth/auth.guard';
 import { readPendingJsonBody } from '../../common/http/body-parsing';
+import { GuessLimiter } from '../../common/auth/guess-limiter';
 import { GatewaySecretsService } from '../tokens/gateway-secrets.service';
 import { DeployCredentialsService } from './deploy-credentials.service';
 import type { DeployAgentPrincipal, DeployOwnerPrincipal } from './deploy-principal';
@@ -22,7 +23,7 @@ export class DeployAgentStrategy implements CredentialStrategy<DeployAgentPrinci
   async authenticate(request: Request, requirement: AuthRequirement): Promise<DeployAgentPrincipal> {
     const credential = bearerCredential(request);
     if (!credential) throw new UnauthorizedException('Send the agent token as "Authorization: Bearer <token>".');
-    const principal = await this.credentials.identify(credential);
+    const principal = await this.credentials.identify(credential, request.ip);
     if (!principal) throw new UnauthorizedException('The token is unknown or revoked.');
     if (principal.kind !== 'agent') throw new ForbiddenException('The owner credential is accepted only on /api/admin/*.');
     const permission = requirement.permission as DeployAgentPrincipal['permissions'][number] | undefined;
@@ -41,7 +42,7 @@ export class DeployOwnerStrategy implements CredentialStrategy<DeployOwnerPrinci
   async authenticate(request: Request): Promise<DeployOwnerPrincipal> {
     const credential = bearerCredential(request);
     if (!credential) throw new UnauthorizedException('Send the owner token as "Authorization: Bearer <token>".');
-    const principal = await this.credentials.identify(credential);
+    const principal = await this.credentials.identify(credential, request.ip);
     if (!principal) throw new UnauthorizedException('The credential is unknown or revoked.');
     if (principal.kind !== 'owner') throw new ForbiddenException('Administrator operations are limited to the owner.');
     return principal;
@@ -50,18 +51,28 @@ export class DeployOwnerStrategy implements CredentialStrategy<DeployOwnerPrinci
 
 /**
  * Self-registration (`POST /api/auth/register`): the body's `registrationKey` must be the server's registration
- * key; the key is valid for nothing else. 400 when absent, 401 when wrong.
+ * key; the key is valid for nothing else. 400 when absent, 401 when wrong, 429 (with Retry-After) past the
+ * `deploy-registration-key` guessing limit of the caller's address (issue 12 item 5; the key is then not checked).
  */
 @Injectable()
 export class RegistrationKeyStrategy implements CredentialStrategy<{ kind: 'registrant' }> {
-  constructor(private readonly secrets: GatewaySecretsService) {}
+  constructor(
+    private readonly secrets: GatewaySecretsService,
+    private readonly limiter: GuessLimiter,
+  ) {}
 
   async authenticate(request: Request): Promise<{ kind: 'registrant' }> {
     // The credential is in the body, which the app reads only after authentication: read it here (default limit).
     await readPendingJsonBody(request);
     const key = (request.body as { registrationKey?: unknown } | undefined)?.registrationKey;
     if (typeof key !== 'string' || key.length === 0) throw new BadRequestException('registrationKey is required.');
-    if (!this.secrets.matches('registration-key', key)) throw new UnauthorizedException('The registration key is not valid.');
-    return { kind: 'registrant' };
+    const principal = await this.limiter.check('deploy-registration-key', request.ip, () => this.verify(key));
+    if (!principal) throw new UnauthorizedException('The registration key is not valid.');
+    return principal;
+  }
+
+  /** The pure check: the registrant when `key` is the server's registration key (constant-time compare). */
+  verify(key: string): { kind: 'registrant' } | undefined {
+    return this.secrets.matches('registration-key', key) ? { kind: 'registrant' } : undefined;
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { GuessLimiter } from '../../common/auth/guess-limiter';
 import { secretsEqual, sha256Hex } from '../../common/crypto/secrets';
 import { AgentTokenEntity } from '../tokens/agent-token.entity';
 import { agentTokenPrefix } from '../tokens/agent-token.format';
@@ -12,19 +13,26 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Recognises a bearer credential of the gateway: the owner credential, or a live (not revoked) agent token,
- * found by its public prefix and checked against its stored SHA-256 in constant time.
+ * found by its public prefix and checked against its stored SHA-256 in constant time. A credential without an
+ * agent-token prefix can only be the owner token, so it is checked under the `deploy-owner-token` guessing limit
+ * (issue 12 item 5) on every route; agent tokens carry 256 random bits and are looked up by prefix, unlimited.
  */
 @Injectable()
 export class DeployCredentialsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly secrets: GatewaySecretsService,
+    private readonly limiter: GuessLimiter,
   ) {}
 
-  /** @returns the principal, or undefined for an unknown, malformed or revoked credential */
-  async identify(credential: string): Promise<DeployPrincipal | undefined> {
+  /**
+   * @param clientAddress the caller's address (`request.ip`), the key of the owner-token guessing limit
+   * @returns the principal, or undefined for an unknown, malformed or revoked credential
+   * @throws GuessLimitExceeded (429) too many wrong owner tokens from this address in the window
+   */
+  async identify(credential: string, clientAddress: string | undefined): Promise<DeployPrincipal | undefined> {
     const prefix = agentTokenPrefix(credential);
-    if (!prefix) return this.secrets.matches('owner-token', credential) ? { kind: 'owner' } : undefined;
+    if (!prefix) return this.limiter.check('deploy-owner-token', clientAddress, () => this.verifyOwner(credential));
     const repository = this.dataSource.getRepository(AgentTokenEntity);
     const token = await repository.findOneBy({ prefix });
     if (!token || token.revokedAt || !secretsEqual(sha256Hex(credential), token.secretHash)) return undefined;
@@ -40,5 +48,10 @@ export class DeployCredentialsService {
       namespace: token.namespace,
       permissions: token.permissions,
     };
+  }
+
+  /** The pure owner check: the owner principal when `credential` is the owner token (constant-time compare). */
+  verifyOwner(credential: string): DeployPrincipal | undefined {
+    return this.secrets.matches('owner-token', credential) ? { kind: 'owner' } : undefined;
   }
 }

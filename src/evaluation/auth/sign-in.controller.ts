@@ -31,13 +31,13 @@ export class SignInController {
   @Public()
   @ApiOperation({
     summary: 'Sign in with the administrator password',
-    description: 'Returns an HMAC-signed session token valid for EVAL_SESSION_TTL_MS. 401 wrong password or sign-in disabled; 429 after EVAL_SIGN_IN_MAX_FAILURES failures from one address within EVAL_SIGN_IN_WINDOW_MS.',
+    description: 'Returns an HMAC-signed session token valid for EVAL_SESSION_TTL_MS. 401 wrong password or sign-in disabled; 429 with Retry-After after EVAL_SIGN_IN_MAX_FAILURES failures from one address (IPv6: one /64) within the EVAL_SIGN_IN_WINDOW_MS window; the password is then not checked, even a right one.',
   })
   @ApiOkResponse({ type: SessionDto })
   @ApiUnauthorizedResponse({ description: 'Wrong password, or EVAL_ADMIN_PASSWORD not set.' })
-  @ApiTooManyRequestsResponse({ description: 'Too many failed sign-ins from this address.' })
+  @ApiTooManyRequestsResponse({ description: 'Too many failed sign-ins from this address; `Retry-After` gives the seconds to wait (problem+json).' })
   async signIn(@Body() body: SignInDto, @Req() request: Request): Promise<SessionDto> {
-    const session = await this.sessions.signIn(body.password, request.ip ?? 'unknown');
+    const session = await this.sessions.signIn(body.password, request.ip);
     return { token: session.token, expiresAt: session.expiresAt.toISOString() };
   }
 }

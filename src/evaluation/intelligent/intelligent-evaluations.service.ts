@@ -182,7 +182,8 @@ export class IntelligentEvaluationsService {
     const changes: Changes = { status: to, updatedAt: now, [ENTERED_AT[to]]: now };
     if (plan) changes.plan = plan;
     if (to === 'executing') {
-      changes.approvedBy = input.actor ?? `${principal.kind}:${principal.subject}`;
+      // A key's subject already names it (`api-key:<name>`); a session's is `admin`.
+      changes.approvedBy = input.actor ?? (principal.kind === 'api-key' ? principal.subject : `${principal.kind}:${principal.subject}`);
       changes.approvalNote = input.reason ?? null;
     }
     if (to === 'failed' || to === 'cancelled') changes.statusReason = input.reason ?? null;
