@@ -39,7 +39,7 @@ export class ChatVariables {
   @ConfigVariable({
     group: AUTH,
     description: 'issuer of the chat access tokens when an external authorization server issues them (Keycloak, Auth0, …); its discovery document gives the JWKS and token URLs. Unset: the built-in server at `/oauth`',
-    unit: 'text',
+    unit: 'url',
     defaultText: 'unset (the built-in server)',
   })
   @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
@@ -468,7 +468,7 @@ export class ChatVariables {
   @IsOptional() @IsString()
   CHAT_LLM_MODEL?: string;
 
-  @ConfigVariable({ group: MODEL, description: 'its API key (secret; never returned or logged)', unit: 'text', secret: true })
+  @ConfigVariable({ group: MODEL, description: 'API key of the chat wing\'s default model, never returned or logged', unit: 'text', secret: true })
   @IsOptional() @IsString()
   CHAT_LLM_API_KEY?: string;
 

@@ -10,7 +10,6 @@ export { ConfigurationError } from './config-variable';
  * src/deploy/deploy.config.ts, src/evaluation/evaluation.config.ts. The composition root src/app.config.ts loads them
  * all (issue 15 item 7: config lives with its wing).
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
 export interface AppConfig extends CoreConfig {}
 
 /** Injection token of the resolved {@link AppConfig}. */

@@ -162,6 +162,7 @@ describe('describeConfiguration and renderConfigurationDoc', () => {
     const page = renderConfigurationDoc([base, wing]);
     expect(page.endsWith('\n')).toBe(true);
     expect(page).toContain('## Core\n\n### Server\n\n| variable | default | unit | accepted | meaning |');
+    expect(page).toContain('\n- [Core](#core): [Server](#server)\n- [wing](#wing): [Wing limits](#wing-limits) · [Wing access](#wing-access)\n');
     expect(page).toContain('### Wing limits');
     expect(page).toContain('| `WING_MODE` | `a` | text | one of: a, b | mode: a \\| b |');
     expect(page).toContain('| `WING_MAX_BYTES` | `16777216` (16 MiB) | bytes | ≥ 1024 | largest upload |');
@@ -185,6 +186,7 @@ describe('describeConfiguration and renderConfigurationDoc', () => {
     expect(readableQuantity(1_048_576, 'bytes')).toBe('1 MiB');
     expect(readableQuantity(1500, 'ms')).toBeUndefined();
     expect(readableQuantity(500, 'bytes')).toBeUndefined();
+    expect(readableQuantity(3600, 's')).toBe('1 h');
     expect(readableQuantity(3600, 'count')).toBeUndefined();
   });
 });

@@ -174,10 +174,11 @@ function allowedOf(variables: Function, property: string): string {
 
 const BINARY_UNITS: [number, string][] = [[1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']];
 const DURATION_UNITS: [number, string][] = [[3_600_000, 'h'], [60_000, 'min'], [1000, 's']];
+const SECOND_UNITS: [number, string][] = [[3600, 'h'], [60, 'min']];
 
-/** `16777216` bytes → `16 MiB`, `43200000` ms → `12 h`: a readable form of a round default, or undefined. */
+/** `16777216` bytes → `16 MiB`, `43200000` ms → `12 h`, `3600` s → `1 h`: a readable form of a round default, or undefined. */
 export function readableQuantity(value: unknown, unit: ConfigUnit | undefined): string | undefined {
-  const table = unit === 'bytes' ? BINARY_UNITS : unit === 'ms' ? DURATION_UNITS : undefined;
+  const table = unit === 'bytes' ? BINARY_UNITS : unit === 'ms' ? DURATION_UNITS : unit === 's' ? SECOND_UNITS : undefined;
   if (typeof value !== 'number' || !table) return undefined;
   const match = table.find(([size]) => value >= size && value % size === 0);
   return match && `${value / match[0]} ${match[1]}`;
@@ -223,7 +224,23 @@ export function renderConfigurationDoc(declarations: readonly ConfigDeclaration<
     '',
   ];
   const wingTitles: Record<string, string> = { core: 'Core', chat: 'Chat management service', deploy: 'Deployment gateway', evaluation: 'Evaluation platform' };
-  for (const wing of [...new Set(rows.map((row) => row.wing))]) {
+  const wings = [...new Set(rows.map((row) => row.wing))];
+  const groupsOf = (wing: string) => [...new Set(rows.filter((row) => row.wing === wing).map((row) => row.group))];
+  // GitHub's heading anchors, in heading order: lower case, punctuation dropped, spaces to dashes, `-1`… on repeats.
+  const used = new Map<string, number>();
+  const anchor = (title: string) => {
+    const slug = title.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const count = used.get(slug) ?? 0;
+    used.set(slug, count + 1);
+    return `#${count === 0 ? slug : `${slug}-${count}`}`;
+  };
+  for (const wing of wings) {
+    const title = wingTitles[wing] ?? wing;
+    const wingAnchor = anchor(title);
+    lines.push(`- [${title}](${wingAnchor}): ${groupsOf(wing).map((group) => `[${group}](${anchor(group)})`).join(' · ')}`);
+  }
+  lines.push('');
+  for (const wing of wings) {
     lines.push(`## ${wingTitles[wing] ?? wing}`, '');
     const ofWing = rows.filter((row) => row.wing === wing);
     for (const group of [...new Set(ofWing.map((row) => row.group))]) {
