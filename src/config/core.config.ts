@@ -28,7 +28,7 @@ export class CoreVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(0)
   SHUTDOWN_GRACE_MS: number = 10_000;
 
-  @ConfigVariable({ group: SERVER, description: 'largest JSON request body (413 above); big scenarios need several MB', unit: 'bytes' })
+  @ConfigVariable({ group: SERVER, description: 'largest JSON request body of the routes that take big documents: scenarios, intelligent-evaluation plans and reports, tool providers (413 above); other routes: HTTP_JSON_DEFAULT_BODY_LIMIT_BYTES', unit: 'bytes' })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1024)
   HTTP_JSON_BODY_LIMIT_BYTES: number = 16 * 1024 * 1024;
 
