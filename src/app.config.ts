@@ -8,6 +8,7 @@ import type { AppConfig } from './config/app-config';
 import { type ConfigDeclaration, loadConfiguration } from './config/config-variable';
 import { coreConfig } from './config/core.config';
 import { deployConfig } from './deploy/deploy.config';
+import { deployNamespacesConfig } from './deploy/namespaces/namespaces.config';
 import { siteReconcilerConfig } from './deploy/deployments/site-reconciler.config';
 import { evaluationConfig } from './evaluation/evaluation.config';
 import { evaluationOutboundConfig } from './evaluation/evaluation-outbound.config';
@@ -27,6 +28,7 @@ export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   chatOutboundConfig,
   aiReplyStorageConfig,
   deployConfig,
+  deployNamespacesConfig,
   siteReconcilerConfig,
   evaluationConfig,
   evaluationOutboundConfig,

@@ -1,5 +1,5 @@
-import { Controller, Delete, Get, HttpCode, Param, Query, Req, UseFilters } from '@nestjs/common';
-import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, UseFilters } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Authenticated } from '../common/auth/auth.decorators';
 import { Page, PageQueryDto, pageSchema } from '../common/paging/page';
@@ -7,6 +7,8 @@ import { AuditEntryDto, AuditQueryDto, toAuditEntryDto } from './audit/audit.dto
 import { AuditService } from './audit/audit.service';
 import { DeployAuditFilter } from './audit/deploy-audit.filter';
 import { DEPLOY_OWNER_SCHEME, DeployOwnerStrategy } from './auth/deploy-auth.strategies';
+import { IssuedJoinGrantDto, IssueJoinGrantDto, JoinGrantDto, JoinGrantParams, NamespaceDto, NamespaceParams } from './namespaces/namespaces.dto';
+import { NamespacesService } from './namespaces/namespaces.service';
 import { AgentTokenDto, TokenPrefixParams } from './tokens/tokens.dto';
 import { TokensService } from './tokens/tokens.service';
 
@@ -18,6 +20,7 @@ import { TokensService } from './tokens/tokens.service';
 export class AdminController {
   constructor(
     private readonly tokens: TokensService,
+    private readonly namespaces: NamespacesService,
     private readonly audit: AuditService,
   ) {}
 
@@ -48,5 +51,50 @@ export class AdminController {
     const page = await this.audit.listDay(day, query);
     await this.audit.record(this.audit.callerOf(request), { action: 'admin.read-audit', outcome: 'allowed', status: 200, target: day });
     return { ...page, content: page.content.map(toAuditEntryDto) };
+  }
+
+  @Get('namespaces')
+  @ApiOperation({ summary: 'List the claimed namespaces', description: 'Every namespace (issue 12, item 3) with the agent that claimed it, when, and how many live tokens it has. Sortable by createdAt, name.' })
+  @ApiOkResponse({ type: pageSchema(NamespaceDto, 'Namespaces') })
+  async listNamespaces(@Query() query: PageQueryDto, @Req() request: Request): Promise<Page<NamespaceDto>> {
+    const page = await this.namespaces.list(query);
+    await this.audit.record(this.audit.callerOf(request), { action: 'admin.list-namespaces', outcome: 'allowed', status: 200 });
+    return page;
+  }
+
+  @Post('namespaces/:namespace/grants')
+  @ApiOperation({
+    summary: 'Issue a join grant for a namespace',
+    description:
+      'A one-time code letting one more agent register into the existing namespace: the agent sends it as `joinGrant` to POST /api/auth/register with `contactId` = this namespace. ' +
+      'It expires after `ttlMs` (default DEPLOY_JOIN_GRANT_TTL_MS, at most DEPLOY_JOIN_GRANT_MAX_TTL_MS), is used up by the first successful registration, and may cap the joiner\'s permissions. ' +
+      'The code is shown only in this answer and stored as a SHA-256 hash. 404 when nobody has claimed the namespace (its first registration claims it, no grant needed).',
+  })
+  @ApiCreatedResponse({ type: IssuedJoinGrantDto })
+  @ApiBadRequestResponse({ description: 'Lifetime over the maximum, a permission the server does not grant, or a malformed namespace.' })
+  @ApiNotFoundResponse({ description: 'No such namespace.' })
+  issueJoinGrant(@Param() params: NamespaceParams, @Body() body: IssueJoinGrantDto, @Req() request: Request & { auditTarget?: string }): Promise<IssuedJoinGrantDto> {
+    request.auditTarget = params.namespace;
+    return this.namespaces.issueGrant(params.namespace, body, this.audit.callerOf(request));
+  }
+
+  @Get('namespaces/:namespace/grants')
+  @ApiOperation({ summary: 'List a namespace\'s join grants', description: 'Every grant with its state (open, used, expired, revoked), note, permission cap and who used it; never the code. Sortable by createdAt, expiresAt.' })
+  @ApiOkResponse({ type: pageSchema(JoinGrantDto, 'Join grants') })
+  @ApiNotFoundResponse({ description: 'No such namespace.' })
+  async listJoinGrants(@Param() params: NamespaceParams, @Query() query: PageQueryDto, @Req() request: Request): Promise<Page<JoinGrantDto>> {
+    const page = await this.namespaces.listGrants(params.namespace, query);
+    await this.audit.record(this.audit.callerOf(request), { action: 'admin.list-join-grants', outcome: 'allowed', status: 200, target: params.namespace });
+    return page;
+  }
+
+  @Delete('namespaces/:namespace/grants/:prefix')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a join grant', description: 'An unused grant stops working at once. Revoking a revoked or used grant succeeds and changes nothing (an agent that already joined keeps its token: revoke the token for that).' })
+  @ApiNoContentResponse({ description: 'Revoked.' })
+  @ApiNotFoundResponse({ description: 'The namespace has no grant with that prefix.' })
+  async revokeJoinGrant(@Param() params: JoinGrantParams, @Req() request: Request & { auditTarget?: string }): Promise<void> {
+    request.auditTarget = params.prefix;
+    await this.namespaces.revokeGrant(params.namespace, params.prefix, this.audit.callerOf(request));
   }
 }

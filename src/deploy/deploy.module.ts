@@ -23,6 +23,9 @@ import { GatewaySecretEntity } from './tokens/gateway-secret.entity';
 import { GatewaySecretsService } from './tokens/gateway-secrets.service';
 import { RegistrationController } from './tokens/registration.controller';
 import { TokensService } from './tokens/tokens.service';
+import { JoinGrantEntity } from './namespaces/join-grant.entity';
+import { NamespaceEntity } from './namespaces/namespace.entity';
+import { NamespacesService } from './namespaces/namespaces.service';
 import { UploadsController } from './uploads/uploads.controller';
 import { UploadsService } from './uploads/uploads.service';
 
@@ -34,7 +37,7 @@ export function uploadTempDir(config: AppConfig): string {
 /** The deployment gateway wing (spec: deployment-gateway.md). */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AgentTokenEntity, GatewaySecretEntity, DeploymentEntity, AuditEntryEntity]),
+    TypeOrmModule.forFeature([AgentTokenEntity, GatewaySecretEntity, DeploymentEntity, AuditEntryEntity, NamespaceEntity, JoinGrantEntity]),
     GuessLimitsModule,
     MulterModule.registerAsync({
       inject: [APP_CONFIG],
@@ -55,6 +58,7 @@ export function uploadTempDir(config: AppConfig): string {
     AuditService,
     DeployAuditFilter,
     TokensService,
+    NamespacesService,
     DeploymentsService,
     SiteReconciler,
     UploadsService,

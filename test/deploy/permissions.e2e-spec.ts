@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import request from 'supertest';
-import { deployArchive, newAgent, TestAgent } from '../support/deploy-factories';
+import { deployArchive, joinAgent, newAgent, TestAgent } from '../support/deploy-factories';
 import { rawTarGz } from '../support/raw-tar';
 import { startTestApp, TEST_OWNER_TOKEN, TEST_REGISTRATION_KEY, TestApp } from '../support/test-app';
 
@@ -34,7 +33,8 @@ const endpoints: EndpointCase[] = [
     needs: 'deploy',
     okStatus: 201,
     send: (app, authorization) =>
-      auth(request(app.baseUrl).post('/api/upload').field('path', join(app.config.deploy.allowedDirs[0], 'matrix.txt')).attach('file', Buffer.from('hello'), 'matrix.txt'), authorization),
+      // relative to the caller's namespace workspace (issue 12, item 3: uploads go to the caller's own workspace)
+      auth(request(app.baseUrl).post('/api/upload').field('path', 'matrix.txt').attach('file', Buffer.from('hello'), 'matrix.txt'), authorization),
   },
   { name: 'POST /api/exec', needs: 'exec', okStatus: 200, send: (app, authorization) => auth(request(app.baseUrl).post('/api/exec').send({ command: 'echo hi' }), authorization) },
   { name: 'GET /api/deployments', needs: 'list', okStatus: 200, send: (app, authorization) => auth(request(app.baseUrl).get('/api/deployments'), authorization) },
@@ -64,7 +64,8 @@ describe('permission matrix (deployment-gateway.md, Endpoints and Authentication
     await request(testApp.baseUrl).delete(`/api/admin/tokens/${revoked.tokenPrefix}`).set('Authorization', `Bearer ${TEST_OWNER_TOKEN}`).expect(204);
     const lacking: Record<string, TestAgent> = {};
     for (const permission of ALL) {
-      lacking[permission] = await newAgent(testApp.baseUrl, { contactId: fullAgent.contactId, permissions: ALL.filter((p) => p !== permission) });
+      // joining fullAgent's namespace needs the owner's join grant (issue 12, item 3)
+      lacking[permission] = await joinAgent(testApp.baseUrl, fullAgent.contactId, { permissions: ALL.filter((p) => p !== permission) });
     }
     tokens.none = () => undefined;
     tokens.revoked = () => `Bearer ${revoked.token}`;
@@ -100,7 +101,8 @@ describe('permission matrix (deployment-gateway.md, Endpoints and Authentication
 
   it('a new registration of the same agent revokes its previous token (one token per agent)', async () => {
     const first = await newAgent(testApp.baseUrl, { agentId: 'repeat-agent' });
-    const second = await newAgent(testApp.baseUrl, { agentId: 'repeat-agent' });
+    // re-registering an existing agentId needs its current token (issue 12, item 3: rotation)
+    const second = await newAgent(testApp.baseUrl, { agentId: 'repeat-agent', contactId: first.contactId, authorization: first.token });
     await request(testApp.baseUrl).get('/api/deployments').set('Authorization', `Bearer ${first.token}`).expect(401);
     await request(testApp.baseUrl).get('/api/deployments').set('Authorization', `Bearer ${second.token}`).expect(200);
   });

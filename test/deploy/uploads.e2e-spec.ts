@@ -8,12 +8,14 @@ import { startTestApp, TestApp } from '../support/test-app';
 describe('file upload into allowed directories (deployment-gateway.md: POST /api/upload)', () => {
   let testApp: TestApp;
   let agent: TestAgent;
+  /** The agent's namespace workspace, `<first DEPLOY_ALLOWED_DIRS root>/<namespace>` (issue 12, item 3). */
   let allowed: string;
 
   beforeAll(async () => {
     testApp = await startTestApp({ DEPLOY_MAX_UPLOAD_BYTES: String(64 * 1024) });
     agent = await newAgent(testApp.baseUrl);
-    allowed = testApp.config.deploy.allowedDirs[0];
+    allowed = join(testApp.config.deploy.allowedDirs[0], agent.contactId);
+    mkdirSync(allowed, { recursive: true });
     mkdirSync(join(testApp.dataDir, 'outside'), { recursive: true });
     symlinkSync(join(testApp.dataDir, 'outside'), join(allowed, 'escape'));
   });

@@ -5,6 +5,7 @@ import type { Page } from '../../common/paging/page';
 import type { DeployResultDto, DeploymentDto } from '../../deploy/deployments/deployments.dto';
 import type { ExecResultDto } from '../../deploy/exec/exec.dto';
 import type { HealthDto } from '../../deploy/health/health.controller';
+import type { IssuedJoinGrantDto, JoinGrantDto } from '../../deploy/namespaces/namespaces.dto';
 import type { RegistrationResultDto } from '../../deploy/tokens/tokens.dto';
 import type { UploadResultDto } from '../../deploy/uploads/uploads.dto';
 import { type DeployClientConfig, readConfig, resolveConfigPath, writeConfig } from './client-config';
@@ -25,6 +26,10 @@ export type DeploymentSummary = DeploymentDto;
 export type DeploymentPage = Page<DeploymentDto>;
 /** 200 body of GET /api/health. */
 export type HealthResult = HealthDto;
+/** 201 body of POST /api/admin/namespaces/{namespace}/grants: the one-time `code` is shown only here. */
+export type IssuedJoinGrant = IssuedJoinGrantDto;
+/** Page envelope of GET /api/admin/namespaces/{namespace}/grants (no codes). */
+export type JoinGrantPage = Page<JoinGrantDto>;
 
 /** Upload progress callback: bytes sent so far and total request bytes (undefined when unknown). */
 export type ProgressListener = (loadedBytes: number, totalBytes: number | undefined) => void;
@@ -105,18 +110,31 @@ export class DeployApiClient {
   }
 
   /**
-   * POST /api/auth/register: self-registers with the registration key, stores the token in the config and saves it.
-   * Replaces any existing token.
-   * @param contactId optional namespace to bind at registration
-   * @returns the server's answer (contains the token: print only `tokenPrefix` and `permissions`)
-   * @throws DeployApiError on HTTP/network failure or when the returned token is malformed
+   * A client for the gateway owner's API (`/api/admin/*`): the owner token is sent as the bearer, nothing registers.
+   * @param apiUrl gateway base URL
+   * @param ownerToken the owner credential (DEPLOY_OWNER_TOKEN); never printed, redacted from error messages
    */
-  async register(contactId?: string): Promise<RegisterResult> {
+  static forOwner(apiUrl: string, ownerToken: string): DeployApiClient {
+    return new DeployApiClient({ apiUrl, registrationKey: '', token: ownerToken, agentId: '' });
+  }
+
+  /**
+   * POST /api/auth/register: self-registers with the registration key, stores the token in the config and saves it.
+   * When the config already holds a token it is sent as `Authorization: Bearer` (issue 12, item 3): re-registering
+   * an existing agent is a rotation that needs the current token, and the old token stops working.
+   * @param contactId optional namespace to bind at registration
+   * @param options.joinGrant the owner's one-time join code, needed to join a namespace another agent claimed
+   * @returns the server's answer (contains the token: print only `tokenPrefix` and `permissions`)
+   * @throws DeployApiError on HTTP/network failure (409 agent or namespace taken, 403 grant refused) or when the
+   *   returned token is malformed
+   */
+  async register(contactId?: string, options: { joinGrant?: string } = {}): Promise<RegisterResult> {
     const body: Record<string, string> = { registrationKey: this.config.registrationKey };
     if (this.config.agentId) body.agentId = this.config.agentId;
     if (this.config.instanceName) body.instanceName = this.config.instanceName;
     if (contactId) body.contactId = contactId;
-    const result = await this.request<RegisterResult>({ method: 'POST', url: '/api/auth/register', data: body }, false);
+    if (options.joinGrant) body.joinGrant = options.joinGrant;
+    const result = await this.request<RegisterResult>({ method: 'POST', url: '/api/auth/register', data: body }, this.config.token ? 'current' : false);
     if (typeof result?.token !== 'string' || !TOKEN_PATTERN.test(result.token)) {
       throw new DeployApiError('registration returned no usable token');
     }
@@ -210,11 +228,42 @@ export class DeployApiClient {
     return this.request<HealthResult>({ method: 'GET', url: '/api/health' }, false);
   }
 
-  /** Sends one request; maps every non-2xx answer and network failure to a token-free DeployApiError. */
-  private async request<T>(req: AxiosRequestConfig, needsToken = true, contactId?: string): Promise<T> {
+  /**
+   * POST /api/admin/namespaces/{namespace}/grants (owner only, see {@link forOwner}): a one-time join code for the
+   * namespace (issue 12, item 3).
+   * @param options lifetime in ms (server default when absent), note, permission cap
+   * @throws DeployApiError 404 unknown namespace, 400 lifetime too long, 401/403 not the owner
+   */
+  async issueJoinGrant(namespace: string, options: { ttlMs?: number; note?: string; permissions?: string[] } = {}): Promise<IssuedJoinGrant> {
+    const body: Record<string, unknown> = {};
+    if (options.ttlMs !== undefined) body.ttlMs = options.ttlMs;
+    if (options.note) body.note = options.note;
+    if (options.permissions) body.permissions = options.permissions;
+    return this.request<IssuedJoinGrant>({ method: 'POST', url: `/api/admin/namespaces/${encodeURIComponent(namespace)}/grants`, data: body });
+  }
+
+  /** GET /api/admin/namespaces/{namespace}/grants (owner only): the namespace's grants and their states, no codes. */
+  async listJoinGrants(namespace: string, options: { page?: number; size?: number } = {}): Promise<JoinGrantPage> {
+    return this.request<JoinGrantPage>({
+      method: 'GET',
+      url: `/api/admin/namespaces/${encodeURIComponent(namespace)}/grants`,
+      params: { page: options.page ?? 0, size: options.size ?? 20 },
+    });
+  }
+
+  /** DELETE /api/admin/namespaces/{namespace}/grants/{prefix} (owner only). Resolves on 204. */
+  async revokeJoinGrant(namespace: string, prefix: string): Promise<void> {
+    await this.request<unknown>({ method: 'DELETE', url: `/api/admin/namespaces/${encodeURIComponent(namespace)}/grants/${encodeURIComponent(prefix)}` });
+  }
+
+  /**
+   * Sends one request; maps every non-2xx answer and network failure to a token-free DeployApiError.
+   * @param auth true: the token, registering first when there is none; `current`: the token as it is (rotation); false: none
+   */
+  private async request<T>(req: AxiosRequestConfig, auth: boolean | 'current' = true, contactId?: string): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json, application/problem+json' };
-    if (needsToken) {
-      if (!this.config.token) await this.register(contactId);
+    if (auth) {
+      if (!this.config.token && auth !== 'current') await this.register(contactId);
       const token = this.config.token!;
       if (!TOKEN_PATTERN.test(token)) throw new DeployApiError('stored token is malformed; run "register" again');
       headers.Authorization = `Bearer ${token}`;

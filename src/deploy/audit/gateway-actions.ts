@@ -9,6 +9,10 @@ export const GATEWAY_ACTIONS: Record<string, string> = {
   'GET /api/admin/tokens': 'admin.list-tokens',
   'DELETE /api/admin/tokens/:prefix': 'admin.revoke-token',
   'GET /api/admin/audit': 'admin.read-audit',
+  'GET /api/admin/namespaces': 'admin.list-namespaces',
+  'POST /api/admin/namespaces/:namespace/grants': 'admin.issue-join-grant',
+  'GET /api/admin/namespaces/:namespace/grants': 'admin.list-join-grants',
+  'DELETE /api/admin/namespaces/:namespace/grants/:prefix': 'admin.revoke-join-grant',
 };
 
 /** The action of a request from its method and matched route pattern, or undefined outside the gateway. */

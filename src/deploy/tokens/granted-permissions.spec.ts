@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { grantedPermissions } from './tokens.service';
+import { grantedPermissions } from './granted-permissions';
 
 describe('grantedPermissions', () => {
   const all = ['deploy', 'exec', 'list', 'delete'] as const;

@@ -1,20 +1,24 @@
-import { Body, Controller, Post, Req, UseFilters } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Post, Req, UnauthorizedException, UseFilters } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Authenticated } from '../../common/auth/auth.decorators';
+import { bearerCredential } from '../../common/auth/auth.guard';
 import { AuditService } from '../audit/audit.service';
 import { DeployAuditFilter } from '../audit/deploy-audit.filter';
 import { RegistrationKeyStrategy } from '../auth/deploy-auth.strategies';
+import { DeployCredentialsService } from '../auth/deploy-credentials.service';
+import type { DeployPrincipal } from '../auth/deploy-principal';
 import { RegisterAgentDto, RegistrationResultDto } from './tokens.dto';
 import { TokensService } from './tokens.service';
 
-/** Agent self-registration (deployment-gateway.md, Endpoints: POST /api/auth/register). */
+/** Agent self-registration (deployment-gateway.md, Endpoints: POST /api/auth/register; issue 12, item 3). */
 @ApiTags('deploy')
 @Controller('api/auth')
 @UseFilters(DeployAuditFilter)
 export class RegistrationController {
   constructor(
     private readonly tokens: TokensService,
+    private readonly credentials: DeployCredentialsService,
     private readonly audit: AuditService,
   ) {}
 
@@ -23,13 +27,28 @@ export class RegistrationController {
   @ApiOperation({
     summary: 'Register an agent and receive its token',
     description:
-      'Authenticated by the registration key in the body (not by a header). Issues a token with the server\'s default permissions ' +
-      '(DEPLOY_DEFAULT_PERMISSIONS), revoking the agent\'s previous token. The token is returned once and stored only as a SHA-256 hash. ' +
-      '400 missing key or bad fields, 401 wrong key.',
+      'Authenticated by the registration key in the body (not by a header); the key alone only creates new agents in new namespaces. ' +
+      'The token gets the server\'s default permissions (DEPLOY_DEFAULT_PERMISSIONS) or the subset asked for. It is returned once and stored only as a SHA-256 hash.\n\n' +
+      'Namespace ownership: the first registration for a `contactId` claims that namespace. Joining a claimed namespace needs a one-time `joinGrant` issued by the owner.\n\n' +
+      'Re-registering an existing `agentId` needs proof in `Authorization: Bearer …`: the agent\'s current token (rotation: the old token stops working, the new one keeps or narrows its permissions, ' +
+      'and the agent may stay in its namespace without a grant), or the owner token (any agent, any namespace, no grant). Without it the existing agent\'s token is left untouched.\n\n' +
+      'Errors (problem+json; refusals carry a `rule`): 400 missing key, bad fields or a reserved contactId; 401 wrong key, or an unknown/revoked credential in Authorization; ' +
+      '403 `not-this-agent` (a token of another agent), `join-grant-refused`; 409 `agent-exists`, `namespace-claimed`, `namespace-case-collision`.',
   })
   @ApiCreatedResponse({ type: RegistrationResultDto })
-  @ApiBadRequestResponse({ description: 'Missing registration key or invalid fields.' })
-  register(@Body() body: RegisterAgentDto, @Req() request: Request): Promise<RegistrationResultDto> {
-    return this.tokens.register(body, this.audit.callerOf(request));
+  @ApiBadRequestResponse({ description: 'Missing registration key, invalid fields, or a reserved contactId (the message names the rule).' })
+  @ApiConflictResponse({ description: 'The agentId is registered (`agent-exists`) or the namespace is claimed (`namespace-claimed`, `namespace-case-collision`), and no proof was sent.' })
+  async register(@Body() body: RegisterAgentDto, @Req() request: Request): Promise<RegistrationResultDto> {
+    const presented = await this.presentedCredential(request);
+    return this.tokens.register(body, presented, this.audit.callerOf(request));
+  }
+
+  /** The agent or owner behind an optional `Authorization: Bearer …`; 401 when one is sent but not recognised. */
+  private async presentedCredential(request: Request): Promise<DeployPrincipal | undefined> {
+    if (request.headers.authorization === undefined) return undefined;
+    const credential = bearerCredential(request);
+    const principal = credential ? await this.credentials.identify(credential, request.ip) : undefined;
+    if (!principal) throw new UnauthorizedException('The credential in Authorization is unknown, revoked or malformed; send the agent\'s current token or the owner token, or no Authorization header.');
+    return principal;
   }
 }

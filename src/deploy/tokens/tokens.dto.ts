@@ -1,7 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayUnique, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayUnique, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateBy } from 'class-validator';
 import { DEPLOY_PERMISSIONS, DeployPermission } from '../auth/deploy-principal';
-import { NAMESPACE_PATTERN } from '../namespace';
+import { NAMESPACE_PATTERN, namespaceProblem } from '../namespace';
+
+/** class-validator rule for a namespace: the pattern and the reserved names, with a message naming the rule broken. */
+function IsNamespace() {
+  return ValidateBy({
+    name: 'isNamespace',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && namespaceProblem(value) === undefined,
+      defaultMessage: (args) => (typeof args?.value === 'string' ? namespaceProblem(args.value) : undefined) ?? 'contactId must be a string',
+    },
+  });
+}
 import type { AgentTokenEntity } from './agent-token.entity';
 
 /** Body of `POST /api/auth/register` (deployment-gateway.md, Endpoints). */
@@ -10,7 +21,7 @@ export class RegisterAgentDto {
   @IsString() @IsNotEmpty() @MaxLength(256)
   registrationKey: string;
 
-  @ApiPropertyOptional({ description: 'Stable id of the agent; one live token per agent (a new registration revokes the old token). Generated when absent.', maxLength: 128, example: 'claude-deployer-1' })
+  @ApiPropertyOptional({ description: 'Stable id of the agent; one live token per agent. A new id is registered with the registration key alone. An id that exists (even with only revoked tokens) is re-registered only with its current token in `Authorization` (rotation) or with the owner token, else 409 (rule `agent-exists`); the previous token then stops working. Generated when absent (or, with a current token, that token\'s agent).', maxLength: 128, example: 'claude-deployer-1' })
   @IsOptional() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/, { message: 'agentId may use letters, digits and _ . : @ - (max 128)' })
   agentId?: string;
 
@@ -18,9 +29,28 @@ export class RegisterAgentDto {
   @IsOptional() @IsString() @MaxLength(128)
   instanceName?: string;
 
-  @ApiPropertyOptional({ description: 'The user\'s contactId: the namespace the token may publish to. When absent, `agent-<agentId>` is used.', pattern: NAMESPACE_PATTERN.source, example: 'c-10023' })
-  @IsOptional() @IsString() @Matches(NAMESPACE_PATTERN, { message: 'contactId may use letters, digits, _ and - (max 64), starting with a letter or digit' })
+  @ApiPropertyOptional({
+    description:
+      'The user\'s contactId: the namespace the token works in (sites, uploads and exec workspace). The first registration for a contactId claims it; ' +
+      'registering into a claimed namespace needs `joinGrant` (else 409, rule `namespace-claimed`), except for the owner and for an agent rotating its token in its own namespace. ' +
+      'Names differing only in letter case count as the same (409, rule `namespace-case-collision`). Reserved names, every first path segment the app serves ' +
+      '(`api`, `docs`, `docs-json`, `oauth`, `.well-known`, `metrics`, `health`, …, compared case-insensitively), are refused with 400 naming the rule. ' +
+      'When absent: the current token\'s namespace when rotating, else `agent-<agentId>`.',
+    pattern: NAMESPACE_PATTERN.source,
+    example: 'c-10023',
+  })
+  @IsOptional() @IsString() @IsNamespace()
   contactId?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'A one-time join code from the owner (`POST /api/admin/namespaces/{namespace}/grants`, `atj_…`) letting this agent join the existing namespace `contactId`. ' +
+      'Consumed by a successful registration. Unknown, used, expired, revoked or for another namespace (including a namespace that does not exist yet): 403, rule `join-grant-refused`.',
+    writeOnly: true,
+    example: 'atj_9f8e7d6c_…',
+  })
+  @IsOptional() @IsString() @MaxLength(128)
+  joinGrant?: string;
 
   @ApiPropertyOptional({ description: 'Ask for fewer permissions than the server grants by default (least privilege). Each must be among DEPLOY_DEFAULT_PERMISSIONS, else 400. Default: all of them.', enum: DEPLOY_PERMISSIONS, isArray: true, example: ['deploy', 'list'] })
   @IsOptional() @IsArray() @ArrayUnique() @IsIn(DEPLOY_PERMISSIONS, { each: true })

@@ -3,7 +3,7 @@ import { IsString, MaxLength, MinLength } from 'class-validator';
 
 /** Text field of the multipart `POST /api/upload` (the file itself is the file field `file`). */
 export class UploadFileDto {
-  @ApiProperty({ description: 'Target path on the server: absolute, or relative to the first allowed directory; must resolve (symlinks followed) inside DEPLOY_ALLOWED_DIRS, else 403. Missing folders are created; an existing file is replaced atomically.', example: '/srv/atrium/workspace/app/.env.production' })
+  @ApiProperty({ description: 'Target path on the server: relative to the namespace\'s workspace (`<first DEPLOY_ALLOWED_DIRS root>/<namespace>`), or absolute inside one of its workspaces; must resolve (symlinks followed) inside them, else 403. Missing folders are created; an existing file is replaced atomically.', example: 'app/.env.production' })
   @IsString() @MinLength(1) @MaxLength(4096)
   path: string;
 }

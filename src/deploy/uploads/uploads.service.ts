@@ -1,17 +1,25 @@
-import { Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, rename, rm } from 'node:fs/promises';
+import { constants, createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { chmod, mkdir, open, readlink, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { randomHexId } from '../../common/crypto/secrets';
-import { prepareAllowedFileTarget } from '../allowed-paths';
+import { isWithin, prepareAllowedFileTarget } from '../allowed-paths';
 import { AuditCaller, AuditService } from '../audit/audit.service';
+import { namespaceWorkspaces } from '../workspace';
 import type { UploadResultDto } from './uploads.dto';
 
-/** Writes uploaded files into the allowed directories (deployment-gateway.md, Endpoints: POST /api/upload). */
+/** Linux lets a path walk start from an open directory (`/proc/self/fd/<n>/name`): the walk can't be redirected. */
+const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd');
+
+/**
+ * Writes uploaded files into the caller's own namespace workspace (deployment-gateway.md, Endpoints: POST /api/upload;
+ * issue 12, item 3: uploads go to the caller's own workspace only, `<root>/<namespace>` for each DEPLOY_ALLOWED_DIRS
+ * root, the same folders exec runs in).
+ */
 @Injectable()
 export class UploadsService {
   constructor(
@@ -21,16 +29,31 @@ export class UploadsService {
 
   /**
    * Copies the temporary upload to `requestedPath` atomically (a temp file beside the target, then one rename),
-   * hashing it on the way.
-   * @throws ForbiddenException (403) the path resolves outside DEPLOY_ALLOWED_DIRS or is not a regular file
+   * hashing it on the way. The path is resolved with symlinks followed and must land in one of the namespace's
+   * workspaces; on Linux the target folder is then opened once and the file written and renamed through that open
+   * folder, so swapping a folder of the path for a symlink after the check (exec can change the workspace) can't
+   * redirect the write into another namespace.
+   * @param requestedPath relative to the namespace's first workspace, or absolute inside one of its workspaces
+   * @param namespace the caller's namespace (its token's)
+   * @throws ForbiddenException (403) the path resolves outside the namespace's workspaces (another namespace's folder,
+   *   `..`, an absolute path elsewhere, a symlink leading out), or the target is not a regular file
    * @throws PayloadTooLargeException (413) over DEPLOY_MAX_UPLOAD_BYTES
    */
-  async write(upload: { path: string; size: number }, requestedPath: string, caller: AuditCaller): Promise<UploadResultDto> {
+  async write(upload: { path: string; size: number }, requestedPath: string, namespace: string, caller: AuditCaller): Promise<UploadResultDto> {
     if (upload.size > this.config.deploy.maxUploadBytes) {
       throw new PayloadTooLargeException(`The file is over ${this.config.deploy.maxUploadBytes} bytes.`);
     }
-    const target = await prepareAllowedFileTarget(requestedPath, this.config.deploy.allowedDirs);
-    const temporary = join(dirname(target), `.${basename(target)}.${randomHexId(8)}.upload`);
+    const workspaces = namespaceWorkspaces(this.config.deploy.allowedDirs, namespace);
+    for (const workspace of workspaces) await mkdir(workspace, { recursive: true });
+    const target = await prepareAllowedFileTarget(requestedPath, workspaces).catch((error: unknown) => {
+      if (error instanceof ForbiddenException) {
+        throw new ForbiddenException(`The path ${requestedPath} is outside this namespace's workspace (${workspaces[0]}); uploads go only to the caller's own namespace.`);
+      }
+      throw error;
+    });
+    const folder = await this.openFolder(dirname(target), workspaces, requestedPath);
+    const base = folder ? `/proc/self/fd/${folder.fd}` : dirname(target);
+    const temporary = join(base, `.${basename(target)}.${randomHexId(8)}.upload`);
     const hash = createHash('sha256');
     let bytes = 0;
     try {
@@ -43,16 +66,43 @@ export class UploadsService {
             done(null, chunk);
           },
         }),
+        // `wx` = O_CREAT|O_EXCL: never follows a symlink planted under the temporary name.
         createWriteStream(temporary, { flags: 'wx', mode: 0o644 }),
       );
       await chmod(temporary, 0o644);
-      await rename(temporary, target);
+      // rename replaces a symlink at the target itself instead of following it.
+      await rename(temporary, join(base, basename(target)));
     } catch (error) {
       await rm(temporary, { force: true });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EISDIR' || code === 'ENOTDIR' || code === 'ENOTEMPTY') throw new ForbiddenException(`The target ${requestedPath} exists and is not a regular file.`);
       throw error;
+    } finally {
+      await folder?.close();
     }
     const result = { path: target, bytes, sha256: hash.digest('hex') };
     await this.audit.record(caller, { action: 'upload', outcome: 'allowed', status: 201, target, detail: `${bytes} bytes sha256=${result.sha256}` });
     return result;
+  }
+
+  /**
+   * Opens the checked target folder (not following a symlink put in its place) and checks again where the open
+   * folder really is. Undefined where `/proc/self/fd` is missing (then the path is used as checked).
+   * @throws ForbiddenException (403) the folder was replaced by a link or now lies outside the workspaces
+   */
+  private async openFolder(folder: string, workspaces: string[], requestedPath: string): Promise<FileHandle | undefined> {
+    if (!PROC_FD) return undefined;
+    const outside = () => new ForbiddenException(`The path ${requestedPath} is outside this namespace's workspace.`);
+    const handle = await open(folder, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ELOOP' || error.code === 'ENOTDIR' || error.code === 'ENOENT') throw outside();
+      throw error;
+    });
+    const real = await readlink(`/proc/self/fd/${handle.fd}`);
+    const realWorkspaces = await Promise.all(workspaces.map((workspace) => realpath(workspace)));
+    if (!realWorkspaces.some((workspace) => isWithin(workspace, real))) {
+      await handle.close();
+      throw outside();
+    }
+    return handle;
   }
 }
