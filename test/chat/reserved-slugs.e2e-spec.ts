@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { RESERVED_TENANT_SLUGS, tenantSlugProblem } from '../../src/chat/tenants/tenant-slug';
+import { fixedSegmentsAfter } from '../../src/common/http/reserved-path-segments';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -27,18 +28,8 @@ describe('reserved tenant slugs cover every fixed path segment the app serves', 
   });
   afterAll(() => testApp?.close());
 
-  /** The fixed segments a tenant slug would compete with (lowercased: slugs are lowercase). */
-  const competingSegments = (paths: string[]) => {
-    const segments = new Set<string>();
-    for (const path of paths) {
-      const parts = path.split('/').filter(Boolean);
-      if (parts[0] !== 'api') continue;
-      for (const candidate of [parts[1], parts[1] === 'v1' ? parts[2] : undefined]) {
-        if (candidate && !candidate.startsWith(':')) segments.add(candidate.toLowerCase());
-      }
-    }
-    return [...segments].sort();
-  };
+  /** The fixed segments a tenant slug would compete with, after `/api/` and `/api/v1/` (lowercased: slugs are lowercase). */
+  const competingSegments = (paths: string[]) => fixedSegmentsAfter(paths, [['api'], ['api', 'v1']]);
 
   it('finds the app\'s routes (router and document agree on the chat, deploy and evaluation prefixes)', () => {
     for (const paths of [fromRouter, fromDocument]) {
