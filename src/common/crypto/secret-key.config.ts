@@ -20,7 +20,7 @@ export class SecretKeyVariables {
 
   @ConfigVariable({
     group: GROUP,
-    description: 'comma-separated earlier keys, kept during a rotation so rows sealed under them still open; drop them after `atrium secrets reseal`',
+    description: 'comma-separated earlier keys, kept during a rotation so rows sealed under them still open; drop them after `atrium-admin secrets reseal` (docs/secrets.md)',
     unit: 'list',
     secret: true,
   })
