@@ -163,6 +163,26 @@ describe('DeployApiClient against a real HTTP server (deployment-gateway.md, End
     expect(JSON.parse(requests[0].body.toString())).toMatchObject({ contactId: 'c42' });
   });
 
+  it('sends the join grant, and the stored token as proof when re-registering (rotation, issue 12 item 3)', async () => {
+    const client = new DeployApiClient(config());
+    await client.register('c42', { joinGrant: 'atj_9f8e7d6c_code' });
+    expect(JSON.parse(requests[0].body.toString())).toMatchObject({ contactId: 'c42', joinGrant: 'atj_9f8e7d6c_code' });
+    expect(requests[0].headers.authorization).toBeUndefined();
+    await client.register();
+    expect(requests[1].headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(JSON.parse(requests[1].body.toString())).not.toHaveProperty('joinGrant');
+  });
+
+  it('sends the owner token on the join grant routes and never registers for them', async () => {
+    const owner = DeployApiClient.forOwner(apiUrl, 'owner-secret-for-tests');
+    const failure = await owner.issueJoinGrant('c 42', { ttlMs: 60_000, note: 'n', permissions: ['deploy'] }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DeployApiError);
+    expect((failure as DeployApiError).message).not.toContain('owner-secret-for-tests');
+    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /api/admin/namespaces/c%2042/grants']);
+    expect(requests[0].headers.authorization).toBe('Bearer owner-secret-for-tests');
+    expect(JSON.parse(requests[0].body.toString())).toEqual({ ttlMs: 60_000, note: 'n', permissions: ['deploy'] });
+  });
+
   it('turns problem+json into a one-line error with title, detail and rule, without the token', async () => {
     const client = new DeployApiClient({ ...config(), token: TOKEN });
     const err = await client.exec('rm -rf / --no-preserve-root').catch((e: unknown) => e);
