@@ -8,6 +8,7 @@ import type { AppConfig } from './config/app-config';
 import { type ConfigDeclaration, loadConfiguration } from './config/config-variable';
 import { coreConfig } from './config/core.config';
 import { deployConfig } from './deploy/deploy.config';
+import { execSandboxConfig } from './deploy/exec/exec-sandbox.config';
 import { deployNamespacesConfig } from './deploy/namespaces/namespaces.config';
 import { siteReconcilerConfig } from './deploy/deployments/site-reconciler.config';
 import { evaluationConfig } from './evaluation/evaluation.config';
@@ -28,6 +29,7 @@ export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   chatOutboundConfig,
   aiReplyStorageConfig,
   deployConfig,
+  execSandboxConfig,
   deployNamespacesConfig,
   siteReconcilerConfig,
   evaluationConfig,

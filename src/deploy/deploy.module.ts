@@ -16,6 +16,7 @@ import { DeploymentsController } from './deployments/deployments.controller';
 import { DeploymentsService } from './deployments/deployments.service';
 import { SiteReconciler } from './deployments/site-reconciler';
 import { ExecController } from './exec/exec.controller';
+import { ExecSandboxService } from './exec/exec-sandbox.service';
 import { ExecService } from './exec/exec.service';
 import { HealthController } from './health/health.controller';
 import { AgentTokenEntity } from './tokens/agent-token.entity';
@@ -62,6 +63,7 @@ export function uploadTempDir(config: AppConfig): string {
     DeploymentsService,
     SiteReconciler,
     UploadsService,
+    ExecSandboxService,
     ExecService,
   ],
 })

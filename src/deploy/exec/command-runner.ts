@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { Invocation } from './sandbox-invocation';
 
 /** What a finished command produced. Output is decoded as UTF-8 after capping. */
 export interface CommandResult {
@@ -14,6 +15,13 @@ export interface CommandResult {
 
 /** Environment variables a command inherits; everything else (database URLs, tokens, keys) stays in the server. */
 const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR', 'NODE_EXTRA_CA_CERTS'];
+
+/** The unsandboxed command's environment: {@link INHERITED_ENV} only. */
+function minimalEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { TERM: 'dumb' };
+  for (const name of INHERITED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
+}
 
 /** Collects a stream up to `cap` bytes, counting the rest. */
 class CappedBuffer {
@@ -42,16 +50,23 @@ class CappedBuffer {
 
 /**
  * Runs `command` with `/bin/sh -c` in its own process group (deployment-gateway.md, Endpoints: POST /api/exec).
- * On timeout the whole group gets SIGKILL, so children and grandchildren die with it. The command gets a minimal
- * environment, never the server's secrets.
+ * With `options.sandbox` (issue 12 item 1) the given process (prlimit → bubblewrap → the command) is spawned instead,
+ * with exactly its environment; the sandbox's PID namespace ends when the command does, and on timeout killing
+ * bubblewrap ends it too, so nothing the command started outlives the call. Unsandboxed, the command gets a minimal
+ * environment, never the server's secrets, and on timeout the whole process group gets SIGKILL.
+ * @param options.cwd working directory (unsandboxed only; the sandbox carries its own `--chdir`)
  * @param options.timeoutMs wall-clock limit in ms
  * @param options.maxOutputBytes cap per stream in bytes; more is dropped and marked truncated
+ * @param options.sandbox the sandbox invocation built for this command, when the sandbox is on
  */
-export function runCommand(command: string, options: { cwd: string; timeoutMs: number; maxOutputBytes: number }): Promise<CommandResult> {
+export function runCommand(
+  command: string,
+  options: { cwd: string; timeoutMs: number; maxOutputBytes: number; sandbox?: Invocation },
+): Promise<CommandResult> {
   const started = performance.now();
-  const env: NodeJS.ProcessEnv = { TERM: 'dumb' };
-  for (const name of INHERITED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name];
-  const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = options.sandbox
+    ? spawn(options.sandbox.file, options.sandbox.args, { cwd: '/', env: options.sandbox.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env: minimalEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout = new CappedBuffer(options.maxOutputBytes);
   const stderr = new CappedBuffer(options.maxOutputBytes);
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

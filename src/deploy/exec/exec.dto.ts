@@ -7,11 +7,16 @@ export class ExecCommandDto {
   @IsString() @IsNotEmpty() @MaxLength(8192)
   command: string;
 
-  @ApiPropertyOptional({ description: 'Working directory; must resolve inside DEPLOY_ALLOWED_DIRS (403 otherwise). Defaults to the first allowed directory.' })
+  @ApiPropertyOptional({
+    description:
+      'Working directory: relative to your namespace workspace (`<first DEPLOY_ALLOWED_DIRS root>/<namespace>`) or absolute inside it (403 outside it). ' +
+      'It must exist and be a directory, each segment at most 255 bytes (400 otherwise). Defaults to the workspace.',
+    maxLength: 4096,
+  })
   @IsOptional() @IsString() @MaxLength(4096)
   cwd?: string;
 
-  @ApiPropertyOptional({ description: 'Timeout in ms; default EXEC_DEFAULT_TIMEOUT_MS, at most EXEC_MAX_TIMEOUT_MS (400 above). On timeout the whole process group is killed.', minimum: 1, example: 30000 })
+  @ApiPropertyOptional({ description: 'Timeout in ms; default EXEC_DEFAULT_TIMEOUT_MS, at most EXEC_MAX_TIMEOUT_MS (400 above). On timeout the whole sandbox (every process the command started) is killed.', minimum: 1, example: 30000 })
   @IsOptional() @IsInt() @Min(1)
   timeoutMs?: number;
 }

@@ -1,28 +1,36 @@
 import { BadRequestException, HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ProblemException } from '../../common/http/problem-details';
-import { resolveAllowedPath } from '../allowed-paths';
 import { AuditCaller, AuditService } from '../audit/audit.service';
+import type { DeployAgentPrincipal } from '../auth/deploy-principal';
 import { evaluateCommand } from './command-policy';
 import { runCommand } from './command-runner';
+import { resolveExecCwd } from './exec-cwd';
+import { ExecSandboxService } from './exec-sandbox.service';
 import type { ExecCommandDto, ExecResultDto } from './exec.dto';
 
-/** Guarded command execution (deployment-gateway.md, Endpoints: POST /api/exec; Errors: blocked commands). */
+/**
+ * Guarded command execution (deployment-gateway.md, Endpoints: POST /api/exec; Errors: blocked commands; issue 12
+ * items 1, 2 and 6). The blocklist is the spec's courtesy; the OS sandbox is the defence.
+ */
 @Injectable()
 export class ExecService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
+    private readonly sandbox: ExecSandboxService,
   ) {}
 
   /**
-   * Checks the command against the blocked list, then runs it in an allowed directory and audits it with its
-   * exit code.
+   * Checks the command against the blocked list, then runs it in the caller's namespace workspace (inside the OS
+   * sandbox unless the operator turned it off) and audits it with its exit code. Agent tokens only: the owner
+   * credential has no namespace and can't run commands.
    * @throws ProblemException (403, with `rule`) a blocked command
-   * @throws ForbiddenException (403) cwd outside the allowed directories
-   * @throws BadRequestException (400) timeout above EXEC_MAX_TIMEOUT_MS
+   * @throws BadRequestException (400) timeout above EXEC_MAX_TIMEOUT_MS; cwd missing, a file, or a segment over 255 bytes
+   * @throws ForbiddenException (403) cwd outside the namespace's workspace
+   * @throws ProblemException (503, with `fix`) the sandbox is on but can't be set up
    */
-  async execute(input: ExecCommandDto, caller: AuditCaller): Promise<ExecResultDto> {
+  async execute(input: ExecCommandDto, principal: DeployAgentPrincipal, caller: AuditCaller): Promise<ExecResultDto> {
     const verdict = evaluateCommand(input.command);
     if (!verdict.allowed) {
       throw new ProblemException(HttpStatus.FORBIDDEN, `Command refused by rule "${verdict.rule}": ${verdict.reason}`, { rule: verdict.rule });
@@ -31,8 +39,11 @@ export class ExecService {
     if (timeoutMs > this.config.exec.maxTimeoutMs) {
       throw new BadRequestException(`timeoutMs must not exceed ${this.config.exec.maxTimeoutMs} ms.`);
     }
-    const cwd = await resolveAllowedPath(input.cwd ?? this.config.deploy.allowedDirs[0], this.config.deploy.allowedDirs);
-    const result = await runCommand(input.command, { cwd, timeoutMs, maxOutputBytes: this.config.exec.maxOutputBytes });
+    this.sandbox.assertUsable();
+    const workspaces = await this.sandbox.prepareWorkspaces(principal.namespace);
+    const cwd = await resolveExecCwd(input.cwd, workspaces);
+    const sandbox = this.sandbox.invocationFor(input.command, workspaces, cwd);
+    const result = await runCommand(input.command, { cwd, timeoutMs, maxOutputBytes: this.config.exec.maxOutputBytes, sandbox });
     await this.audit.record(caller, {
       action: 'exec',
       outcome: 'allowed',
