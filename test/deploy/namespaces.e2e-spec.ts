@@ -9,6 +9,7 @@ import { PROTECTED_RESOURCE_METADATA_PREFIX } from '../../src/chat/mcp/mcp-auth'
 import { fixedSegmentsAfter } from '../../src/common/http/reserved-path-segments';
 import { RESERVED_NAMESPACES } from '../../src/deploy/namespace';
 import { issueJoinGrant, newAgent, TestAgent } from '../support/deploy-factories';
+import { execSandboxEnv, execSandboxProbe } from '../support/exec-sandbox';
 import { startTestApp, TEST_OWNER_TOKEN, TEST_REGISTRATION_KEY, TestApp } from '../support/test-app';
 
 const ROOT = join(__dirname, '../..');
@@ -38,7 +39,8 @@ describe('namespace ownership (issue 12, item 3)', () => {
   };
 
   beforeAll(async () => {
-    testApp = await startTestApp();
+    // exec in its OS sandbox when it can run here, else DEPLOY_EXEC_SANDBOX=off with a notice (only the exec read probe needs it)
+    testApp = await startTestApp(execSandboxEnv('namespace ownership'));
   });
   afterAll(() => testApp?.close());
 
@@ -274,6 +276,27 @@ describe('namespace ownership (issue 12, item 3)', () => {
       expect(readdirSync(join(root, alice.contactId))).toEqual(['.env']);
       expect(existsSync(join(root, 'shared.txt'))).toBe(false);
       expect(existsSync('/etc/atrium-namespace-test')).toBe(false);
+    });
+
+    const exec = (agent: TestAgent, command: string, cwd?: string) =>
+      request(base()).post('/api/exec').set('Authorization', `Bearer ${agent.token}`).send(cwd ? { command, cwd } : { command });
+
+    it('refuses B an exec working directory in A\'s workspace (403)', async () => {
+      const refused = await exec(bob, 'cat .env', join(testApp.config.deploy.allowedDirs[0], alice.contactId));
+      expect(refused.status).toBe(403);
+      expect(JSON.stringify(refused.body)).not.toContain('alice-canary-7f3a');
+    });
+
+    const sandbox = execSandboxProbe();
+    const sandboxed = sandbox.kind === 'ready' ? it : it.skip;
+    sandboxed(`lets B's exec neither read nor overwrite A's .env${sandbox.kind === 'ready' ? '' : ` (skipped: exec sandbox unavailable: ${sandbox.kind === 'unavailable' ? sandbox.reason : 'disabled'})`}`, async () => {
+      const probes = [`cat ../${alice.contactId}/.env`, `cat ${aliceEnv}`, 'ls -a ..', `find / -name .env -path '*${alice.contactId}*' 2>/dev/null`, `echo OVERWRITTEN > ../${alice.contactId}/.env`, `echo OVERWRITTEN > ${aliceEnv}`];
+      for (const command of probes) {
+        const response = await exec(bob, command).expect(200);
+        expect({ command, leaked: `${response.body.stdout}${response.body.stderr}`.includes('alice-canary-7f3a') }).toEqual({ command, leaked: false });
+        expect(`${response.body.stdout}`).not.toContain(alice.contactId);
+      }
+      expect(readFileSync(aliceEnv).equals(secret)).toBe(true);
     });
 
     it('refuses to write through a symlink planted at the target name, replacing nothing outside', async () => {
