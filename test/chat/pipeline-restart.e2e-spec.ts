@@ -7,7 +7,7 @@ import request from 'supertest';
 import { eventually, newGate } from '../support/async';
 import { freePort } from '../support/free-port';
 import { chatCompletion, type LocalPeer, startLocalPeer } from '../support/peers/local-peers';
-import { startTestApp } from '../support/test-app';
+import { startTestApp, TEST_SECRET_KEY } from '../support/test-app';
 import { builtInToken, newClient, newTenant } from './support/chat-test-app';
 import { newCorp } from './support/way-factories';
 
@@ -56,6 +56,8 @@ describe('inbound pipeline: exactly one reply across a SIGKILL and a restart (ac
         HOME: process.env.HOME ?? '',
         DATABASE_URL: databaseUrl,
         DATA_DIR: dataDir,
+        // The key the setup app sealed the corp's secret with (issue 19: secrets sealed at rest).
+        ATRIUM_SECRET_KEY: TEST_SECRET_KEY,
         PORT: String(port),
         HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
