@@ -48,7 +48,7 @@ describe('ReDoS: user regexes run in linear time in both wings (issue 19 item 3,
   async function underHealthWatch<T>(label: string, work: () => Promise<T>): Promise<{ result: T; latencies: number[] }> {
     const latencies: number[] = [];
     let done = false;
-    let first: () => void;
+    let first: () => void = () => undefined;
     const started = new Promise<void>((resolve) => (first = resolve));
     const poller = (async () => {
       while (!done) {
