@@ -12,6 +12,12 @@ RUN npm run build && npm prune --omit=dev
 # Runtime stage: production dependencies and the compiled app, run as the non-root `node` user.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production DATA_DIR=/var/lib/atrium PORT=3000
+# bubblewrap confines every POST /api/exec command (issue 12; prlimit and setpriv come with util-linux). As the non-root
+# `node` user it needs unprivileged user namespaces, which Docker's default seccomp/AppArmor profiles and /proc masking
+# block: docker-compose.yml and docs/exec-sandbox.md say what to set. Without it, exec answers 503 (fails closed).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
