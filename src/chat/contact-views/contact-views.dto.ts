@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { PageQueryDto } from '../../common/paging/page';
 import { ContactViewEntity } from './contact-view.entity';
 import {
@@ -48,7 +48,7 @@ export class ContactViewFilterDto {
   match: ContactViewMatch;
 
   @ApiProperty({ description: 'Conditions, at most CHAT_CONTACT_VIEW_MAX_CONDITIONS (400).', type: [ContactViewConditionDto] })
-  @IsArray() @ValidateNested({ each: true }) @Type(() => ContactViewConditionDto)
+  @IsArray() @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ContactViewConditionDto)
   conditions: ContactViewConditionDto[];
 }
 
@@ -81,7 +81,7 @@ export class UserChatContactViewRequest {
   filter: ContactViewFilterDto;
 
   @ApiPropertyOptional({ description: `Order of the contacts, up to ${CONTACT_VIEW_MAX_SORT_KEYS} keys, each field once; omitted = the list's default order.`, type: [ContactViewSortDto] })
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ContactViewSortDto)
+  @IsOptional() @IsArray() @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ContactViewSortDto)
   sort?: ContactViewSortDto[];
 
   @ApiPropertyOptional({ description: 'Shared views are visible (read-only) to every caller of the tenant; only the owner changes or deletes a view.', default: false })

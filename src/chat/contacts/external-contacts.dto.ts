@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { PageQueryDto } from '../../common/paging/page';
 import { CHAT_TIMESTAMP_EXAMPLE, CHAT_TIMESTAMP_PATTERN } from '../common/chat-timestamp';
 import type { ExternalContactEntity } from './external-contact.entity';
@@ -355,7 +355,7 @@ export class BatchChangeStateRequestV1 {
   corpName: string;
 
   @ApiProperty({ description: 'The changes, applied in order (at most CHAT_CONTACT_BATCH_MAX_ITEMS, default 500). Items that fail do not stop the others.', type: [BatchChangeStateItemV1] })
-  @IsArray() @ArrayMinSize(1) @ValidateNested({ each: true }) @Type(() => BatchChangeStateItemV1)
+  @IsArray() @ArrayMinSize(1) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => BatchChangeStateItemV1)
   items: BatchChangeStateItemV1[];
 }
 

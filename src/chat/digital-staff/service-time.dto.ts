@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMinSize, IsArray, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMinSize, IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { MESSAGE_MAX_CHARS } from './digital-staff.dto';
 import { DigitalStaffServiceTimeEntity } from './service-time.entity';
 
@@ -42,7 +42,7 @@ export class CreateServiceTimeRequest {
       { dayOfWeek: 6, start: '10:00', end: '16:00' },
     ],
   })
-  @IsArray() @ArrayMinSize(1) @ValidateNested({ each: true }) @Type(() => ServiceTimeWindowDto)
+  @IsArray() @ArrayMinSize(1) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ServiceTimeWindowDto)
   windows: ServiceTimeWindowDto[];
 
   @ApiPropertyOptional({ description: 'Reply sent to customers who write outside the windows; none when omitted or "".', maxLength: MESSAGE_MAX_CHARS, example: 'We are back at 9:00 tomorrow.' })

@@ -6,6 +6,7 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
+  IsObject,
   IsOptional,
   IsString,
   IsUrl,
@@ -151,7 +152,7 @@ export class ScriptContentRequestV1 {
   content: string;
 
   @ApiPropertyOptional({ description: 'Attachment metadata, at most CHAT_SCRIPT_MAX_ITEMS (400).', type: [ScriptAttachmentDto] })
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ScriptAttachmentDto)
+  @IsOptional() @IsArray() @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ScriptAttachmentDto)
   attachments?: ScriptAttachmentDto[];
 
   @ApiPropertyOptional({

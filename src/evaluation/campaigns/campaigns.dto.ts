@@ -7,6 +7,7 @@ import {
   IsInt,
   IsISO8601,
   IsNotEmpty,
+  IsObject,
   IsOptional,
   IsString,
   IsUUID,
@@ -92,7 +93,7 @@ export class CreateCampaignDto {
     description: 'The static plan: scenario entries, 1..EVAL_CAMPAIGN_MAX_PLAN_ENTRIES (default 50; more → 400). Each scenario\'s current version is pinned (404 for an unknown scenario); the plan fingerprint is computed from the scenario ids and versions.',
     type: [CampaignPlanEntryInputDto],
   })
-  @IsArray() @ArrayMinSize(1, { message: 'plan must have at least one scenario entry' }) @ValidateNested({ each: true }) @Type(() => CampaignPlanEntryInputDto)
+  @IsArray() @ArrayMinSize(1, { message: 'plan must have at least one scenario entry' }) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => CampaignPlanEntryInputDto)
   plan: CampaignPlanEntryInputDto[];
 
   @ApiPropertyOptional({

@@ -114,7 +114,7 @@ export class PlanDto {
   dimensions: string[];
 
   @ApiProperty({ description: `Steps, in order (unique ids, 1..${PLAN_MAX_STEPS}).`, type: [PlanStepDto] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(PLAN_MAX_STEPS) @ValidateNested({ each: true }) @Type(() => PlanStepDto)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(PLAN_MAX_STEPS) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => PlanStepDto)
   steps: PlanStepDto[];
 
   @ApiPropertyOptional({ description: 'Anything else the planner wants to keep with the plan.', type: 'object', additionalProperties: true })
@@ -208,7 +208,7 @@ export class ReportFindingDto {
   description?: string | null;
 
   @ApiProperty({ description: `Evidence (1..${REPORT_MAX_EVIDENCE_PER_FINDING}).`, type: [ReportEvidenceDto] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(REPORT_MAX_EVIDENCE_PER_FINDING) @ValidateNested({ each: true }) @Type(() => ReportEvidenceDto)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(REPORT_MAX_EVIDENCE_PER_FINDING) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ReportEvidenceDto)
   evidence: ReportEvidenceDto[];
 }
 
@@ -242,15 +242,15 @@ export class SubmitIntelligentReportDto {
   verdict: ReportVerdict;
 
   @ApiProperty({ description: 'Scores per dimension (unique dimensions; every dimension of the approved plan must be present).', type: [ReportScoreDto] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(PLAN_MAX_DIMENSIONS * 2) @ValidateNested({ each: true }) @Type(() => ReportScoreDto)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(PLAN_MAX_DIMENSIONS * 2) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ReportScoreDto)
   scores: ReportScoreDto[];
 
   @ApiProperty({ description: `Findings (unique ids, 0..${REPORT_MAX_FINDINGS}), each with evidence from this evaluation's sessions.`, type: [ReportFindingDto] })
-  @IsArray() @ArrayMaxSize(REPORT_MAX_FINDINGS) @ValidateNested({ each: true }) @Type(() => ReportFindingDto)
+  @IsArray() @ArrayMaxSize(REPORT_MAX_FINDINGS) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ReportFindingDto)
   findings: ReportFindingDto[];
 
   @ApiProperty({ description: `Recommendations (0..${REPORT_MAX_RECOMMENDATIONS}).`, type: [ReportRecommendationDto] })
-  @IsArray() @ArrayMaxSize(REPORT_MAX_RECOMMENDATIONS) @ValidateNested({ each: true }) @Type(() => ReportRecommendationDto)
+  @IsArray() @ArrayMaxSize(REPORT_MAX_RECOMMENDATIONS) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ReportRecommendationDto)
   recommendations: ReportRecommendationDto[];
 }
 

@@ -100,7 +100,7 @@ export class CreateScenarioDto {
   metadata?: Record<string, unknown>;
 
   @ApiProperty({ description: 'The cases (syllabus).', type: [ScenarioCaseDto] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_CASES_PER_SCENARIO) @ValidateNested({ each: true }) @Type(() => ScenarioCaseDto)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_CASES_PER_SCENARIO) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ScenarioCaseDto)
   cases: ScenarioCaseDto[];
 
   @ApiPropertyOptional({ description: 'Model bindings (syllabus), e.g. { "judge": "<model configuration id>" } for llm-rubric rules.', type: 'object', additionalProperties: true })
