@@ -35,6 +35,16 @@ export class ExecSandboxService implements OnModuleInit {
   }
 
   /**
+   * The owner that files the server writes into a workspace should get so sandboxed commands can change them (uploads:
+   * `fchown` the new file before its rename): the sandbox user when the server is root and the sandbox is ready, else
+   * undefined (the server's own user already matches).
+   */
+  workspaceOwner(): { uid: number; gid: number } | undefined {
+    if (this.current.kind !== 'ready' || this.current.identity.mode !== 'root') return undefined;
+    return { uid: this.current.identity.uid, gid: this.current.identity.gid };
+  }
+
+  /**
    * Refuses when commands must be confined but can't be.
    * @throws ProblemException (503, `fix`) the sandbox is wanted and unavailable
    */
