@@ -14,6 +14,7 @@ import { siteReconcilerConfig } from './deploy/deployments/site-reconciler.confi
 import { evaluationConfig } from './evaluation/evaluation.config';
 import { evaluationOutboundConfig } from './evaluation/evaluation-outbound.config';
 import { runsConfig } from './evaluation/runs/runs.config';
+import { siteServingConfig } from './deploy/sites/sites.config';
 
 /**
  * Every configuration declaration of the app, the shared core first (its `port` and `dataDir` feed the wings' derived
@@ -29,6 +30,7 @@ export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   chatOutboundConfig,
   aiReplyStorageConfig,
   deployConfig,
+  siteServingConfig,
   execSandboxConfig,
   deployNamespacesConfig,
   siteReconcilerConfig,

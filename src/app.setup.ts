@@ -9,8 +9,10 @@ import { addChatSecurityScheme, applyChatOperationScopes, CHAT_SWAGGER_UI_OPTION
 import { JsonBodyInterceptor, jsonBodyGate } from './common/http/body-parsing';
 import { createValidationPipe } from './common/http/validation';
 import type { AppConfig } from './config/app-config';
+import { ConfigurationError } from './config/config-variable';
 import { DEPLOY_AGENT_SCHEME, DEPLOY_OWNER_SCHEME } from './deploy/auth/deploy-auth.strategies';
 import { siteServingMiddleware } from './deploy/sites/site-serving';
+import { sitesOriginProblem } from './deploy/sites/sites.config';
 import { EVAL_API_KEY_SCHEME, EVAL_SESSION_SCHEME } from './evaluation/auth/evaluation-auth';
 
 /**
@@ -23,12 +25,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setDescription(
       'Self-hosted backend for AI digital staff. Errors are `application/problem+json` (RFC 9457). ' +
         'Paged lists take `page` (from 0), `size` (1..200), `sort` (`field,asc|desc`) and return `{ content, page, size, totalElements, totalPages }` (on the big chat lists a `totalElements` of 10,000 or more may be up to 2 s old: CHAT_LIST_COUNT_CACHE_*). ' +
-        'Deployed sites are served at `/<contactId>/<directory_name>/`.',
+        'Deployed sites are served at `/<contactId>/<directory_name>/` under `Content-Security-Policy: sandbox` (an opaque origin: their scripts cannot read this origin\'s storage), or from DEPLOY_SITES_ORIGIN when the operator sets one.',
     )
     .setVersion('0.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Agent token from POST /api/auth/register (`atr_<prefix>_<secret>`).' }, DEPLOY_AGENT_SCHEME)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Owner credential (DEPLOY_OWNER_TOKEN, or generated at first start).' }, DEPLOY_OWNER_SCHEME)
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Evaluation API key (one of EVAL_API_KEYS).' }, EVAL_API_KEY_SCHEME)
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Evaluation API key: a named key from POST /api/auth/api-keys (`atrk_…`), or one of EVAL_API_KEYS (named env-1, env-2, …).' }, EVAL_API_KEY_SCHEME)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Evaluation session token from POST /api/auth/sign-in.' }, EVAL_SESSION_SCHEME)
     .addTag('deploy', 'Deployment gateway (deployment-gateway.md)')
     .addTag('deploy: admin', 'Deployment gateway, owner only')
@@ -63,8 +65,11 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   // The chat wing's built-in OAuth2 server (/oauth): before the sites (no namespace may shadow its JWKS) and the
   // body parsers (it reads its own form bodies).
   mountChatAuthorizationServer(app);
-  // Sites are the users' own content: served before helmet's API policy (a CSP for JSON would break their pages).
-  app.use(siteServingMiddleware(config.deploy.sitesDir));
+  // Sites are the users' own content: served before helmet's API policy (a CSP for JSON would break their pages),
+  // in an opaque origin (CSP sandbox), or only on the operator's own sites host (issue 12 item 4).
+  const sitesProblem = sitesOriginProblem(config.deploySites.origin, config.deploy.publicUrl);
+  if (sitesProblem) throw new ConfigurationError(`Invalid configuration:\n  ${sitesProblem}`);
+  app.use(siteServingMiddleware(config.deploy.sitesDir, { sitesOrigin: config.deploySites.origin }));
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https:'] } } }));
   // JSON bodies are read after authentication, with each route's limit and a depth limit (body-parsing.ts).
   const jsonLimits = { defaultBytes: config.httpBodies.defaultJsonLimitBytes, documentBytes: config.jsonBodyLimitBytes, maxDepth: config.httpBodies.maxJsonDepth };
@@ -72,5 +77,10 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   app.useGlobalInterceptors(new JsonBodyInterceptor(app.get(Reflector), jsonLimits));
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApiDocument(app);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'Atrium API', swaggerOptions: CHAT_SWAGGER_UI_OPTIONS });
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    customSiteTitle: 'Atrium API',
+    // Credentials entered under "Authorize" stay in localStorage only when the operator asks (DOCS_PERSIST_AUTHORIZATION).
+    swaggerOptions: { ...CHAT_SWAGGER_UI_OPTIONS, persistAuthorization: config.docs.persistAuthorization },
+  });
 }

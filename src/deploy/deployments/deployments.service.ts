@@ -10,6 +10,7 @@ import { DeploymentEntity } from './deployment.entity';
 import { DeployResultDto, DeploymentDto, DeploySiteDto, toDeploymentDto } from './deployments.dto';
 import { ArchiveRejectedError, buildSiteDirectoryName, discardStagedSite, promoteStagedSite, stageSiteArchive, withdrawPublishedSite } from './site-publisher';
 import { SITE_LOCK_SQL } from './site-reconciler.rules';
+import { sitesBaseUrl } from '../sites/sites.config';
 
 /** An uploaded archive as multer saved it. */
 export interface UploadedArchive {
@@ -79,7 +80,7 @@ export class DeploymentsService {
         return row;
       });
       const elapsedSeconds = Math.round(performance.now() - started) / 1000;
-      return { ...toDeploymentDto(deployment, this.config.deploy.publicUrl), elapsedSeconds };
+      return { ...toDeploymentDto(deployment, sitesBaseUrl(this.config)), elapsedSeconds };
     } catch (error) {
       await discardStagedSite(staged);
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new ConflictException('A site with this directory name exists; deploy again.');
@@ -97,7 +98,7 @@ export class DeploymentsService {
       take: query.size,
     });
     return toPage(
-      rows.map((row) => toDeploymentDto(row, this.config.deploy.publicUrl)),
+      rows.map((row) => toDeploymentDto(row, sitesBaseUrl(this.config))),
       total,
       query,
     );
