@@ -264,6 +264,11 @@ describe('DEPLOY_EXEC_SANDBOX=off is an explicit choice, warned at every start (
       mkdirSync(join(testApp.config.deploy.allowedDirs[0], agent.contactId), { recursive: true });
       const response = await execAs(testApp, agent, { command: 'echo "$(id -u)"' }).expect(200);
       expect(response.body.stdout).toBe(`${process.getuid!()}\n`);
+      // The control for the sandbox probes above: unconfined, the same DATA_DIR canary is readable.
+      const canary = `file-canary-${unique()}`;
+      writeFileSync(join(testApp.dataDir, 'canary-secret.txt'), canary);
+      const leaked = await execAs(testApp, agent, { command: `cat ${testApp.dataDir}/canary-secret.txt` }).expect(200);
+      expect(leaked.body.stdout).toBe(canary);
     } finally {
       await testApp.close();
     }
