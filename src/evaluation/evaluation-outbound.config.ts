@@ -66,7 +66,8 @@ export const evaluationOutboundConfig = declareConfig({
         maxResponseBytes: vars.EVAL_TARGET_MAX_RESPONSE_BYTES,
         maxResponseBytesName: 'EVAL_TARGET_MAX_RESPONSE_BYTES',
         defaultTimeoutMs: 30_000,
-        maxRedirects: 0,
+        // `openai` targets follow redirects (each hop judged again); `http` targets never do (their headers stay put).
+        maxRedirects: 3,
       } satisfies OutboundUseSettings,
       model: {
         use: 'model',
