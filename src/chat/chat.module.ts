@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { OutboundHttp } from '../common/outbound/outbound.service';
 import { ChatAuthorizationServer } from './auth/authorization-server';
 import { ChatCredentialStrategy } from './auth/chat-auth.strategy';
 import { CHAT_OAUTH_SETTINGS, ChatOAuthSettings, resolveChatOAuthSettings } from './auth/chat-oauth.settings';
@@ -132,8 +133,9 @@ import { OutOfHoursNoticeEntity } from './pipeline/out-of-hours-notice.entity';
   providers: [
     {
       provide: CHAT_OAUTH_SETTINGS,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => resolveChatOAuthSettings(config.chatAuth),
+      inject: [APP_CONFIG, OutboundHttp],
+      // Discovery goes through the OAuth issuer's outbound client (CHAT_OAUTH_ALLOW_PRIVATE_NETWORKS; issue 19 item 1).
+      useFactory: (config: AppConfig, outbound: OutboundHttp) => resolveChatOAuthSettings(config.chatAuth, outbound.client(config.chatOutbound.oauth).fetch({ timeoutMs: config.chatAuth.httpTimeoutMs })),
     },
     {
       provide: ChatAuthorizationServer,

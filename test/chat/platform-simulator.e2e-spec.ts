@@ -10,6 +10,7 @@ import { CHAT_PLATFORM, type ChatCorpContext, type ChatPlatform } from '../../sr
 import { HttpChatPlatform } from '../../src/chat/platform/http-chat-platform';
 import { ChatPlatformSimulator } from '../../src/chat/platform/simulator/chat-platform-simulator';
 import { toProblem } from '../../src/common/http/problem-details';
+import { OutboundHttp } from '../../src/common/outbound/outbound.service';
 import { loadConfig } from '../../src/app.config';
 import { startChatPlatformModule } from '../support/chat-platform-module';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -76,7 +77,7 @@ describe('chat platform simulator (issue 5: the enterprise chat platform port)',
   it('is the adapter by default; CHAT_PLATFORM_MODE=http chooses the HTTP adapter', () => {
     expect(platform).toBe(simulator);
     expect([platform.mode, simulator.enabled]).toEqual(['simulator', true]);
-    const http = chooseChatPlatform(loadConfig({ CHAT_PLATFORM_MODE: 'http', CHAT_PLATFORM_BASE_URL: 'http://127.0.0.1:9' }), simulator);
+    const http = chooseChatPlatform(loadConfig({ CHAT_PLATFORM_MODE: 'http', CHAT_PLATFORM_BASE_URL: 'http://127.0.0.1:9' }), simulator, moduleRef.get(OutboundHttp));
     expect(http).toBeInstanceOf(HttpChatPlatform);
   });
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { OutboundHttp } from '../../common/outbound/outbound.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { JobHandler } from '../../jobs/job-handler.decorator';
 import { createChatModel } from '../../llm/chat-model';
@@ -89,6 +90,8 @@ export class RunExecutor implements OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly targets: TargetsService,
     private readonly webhook: RunWebhook,
+    /** Judge calls go through the evaluation models' outbound client (EVAL_MODEL_*; issue 19 item 1). */
+    private readonly outboundHttp: OutboundHttp,
   ) {}
 
   /** Stops taking new cases, so shutdown does not wait for whole runs (cases in flight still finish). */
@@ -269,6 +272,6 @@ export class RunExecutor implements OnModuleDestroy {
     const config = bound ?? (await configs.findOneBy({ purpose: 'judge', enabled: true, type: 'chat' })) ?? (await configs.findOneBy({ isAnalysisDefault: true, enabled: true }));
     if (!config) return undefined;
     const temperature = typeof run.llmConfig.temperature === 'number' ? run.llmConfig.temperature : 0;
-    return createRubricJudge(createChatModel({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey }), { temperature, maxAnswerChars: this.config.evalRuns.judgeAnswerMaxChars });
+    return createRubricJudge(createChatModel({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey }, this.outboundHttp.client(this.config.evaluationOutbound.model)), { temperature, maxAnswerChars: this.config.evalRuns.judgeAnswerMaxChars });
   }
 }
