@@ -155,6 +155,15 @@ describe('guessing limits (issue 12 item 5, acceptance 5)', () => {
     ]);
   });
 
+  it('counts IPv6 clients per /64, so rotating addresses inside one network does not buy more guesses', async () => {
+    const password = kinds[2];
+    const answers: number[] = [];
+    for (let host = 1; host <= PASSWORD_LIMIT + 3; host++) answers.push((await password.wrong(`2001:db8:77:1::${host.toString(16)}`)).status);
+    expect(answers).toEqual([...Array(PASSWORD_LIMIT).fill(401), 429, 429, 429]);
+    // Another /64 is another client.
+    expect((await password.right('2001:db8:77:2::1')).status).toBe(200);
+  });
+
   it('applies the owner-token limit to bearer credentials on agent routes too (the owner token is not guessable there either)', async () => {
     const attacker = freshAddress();
     const answers = await Promise.all(
