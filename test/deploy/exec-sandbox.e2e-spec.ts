@@ -74,6 +74,11 @@ describeSandbox(`exec in the OS sandbox: what a command can't do (issue 12 accep
     expect(status).toEqual(['CapPrm:\t0000000000000000', 'CapEff:\t0000000000000000', 'CapBnd:\t0000000000000000', 'NoNewPrivs:\t1']);
   });
 
+  it('can\'t make a user namespace (the usual first step to kernel attack surface); seccomp is on', async () => {
+    const response = await exec({ command: 'unshare -U true; echo "userns=$?"; unshare -r true; echo "root-map=$?"; grep -E "^Seccomp:" /proc/self/status' }).expect(200);
+    expect(response.body.stdout).toMatch(/^userns=[1-9]\d*\nroot-map=[1-9]\d*\nSeccomp:\t2\n$/);
+  });
+
   it('sees no server secret in any /proc/*/environ, nor the server\'s or other host processes', async () => {
     // Controls: the canaries are there on the host.
     expect(process.env.ATRIUM_E2E_ENV_CANARY).toBe(envCanary);

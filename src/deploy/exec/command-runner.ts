@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import type { Invocation } from './sandbox-invocation';
 
 /** What a finished command produced. Output is decoded as UTF-8 after capping. */
@@ -21,6 +22,16 @@ function minimalEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { TERM: 'dumb' };
   for (const name of INHERITED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name];
   return env;
+}
+
+/** Spawns a sandbox invocation; its `fd3File` (the seccomp filter) is opened for the child only and closed here after. */
+function spawnSandbox(invocation: Invocation) {
+  const fd3 = invocation.fd3File ? openSync(invocation.fd3File, 'r') : 'ignore';
+  try {
+    return spawn(invocation.file, invocation.args, { cwd: '/', env: invocation.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', fd3] });
+  } finally {
+    if (typeof fd3 === 'number') closeSync(fd3);
+  }
 }
 
 /** Collects a stream up to `cap` bytes, counting the rest. */
@@ -64,13 +75,11 @@ export function runCommand(
   options: { cwd: string; timeoutMs: number; maxOutputBytes: number; sandbox?: Invocation },
 ): Promise<CommandResult> {
   const started = performance.now();
-  const child = options.sandbox
-    ? spawn(options.sandbox.file, options.sandbox.args, { cwd: '/', env: options.sandbox.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env: minimalEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = options.sandbox ? spawnSandbox(options.sandbox) : spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env: minimalEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout = new CappedBuffer(options.maxOutputBytes);
   const stderr = new CappedBuffer(options.maxOutputBytes);
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
   let timedOut = false;
   const killGroup = () => {
     try {

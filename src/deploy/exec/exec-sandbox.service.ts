@@ -96,6 +96,7 @@ export class ExecSandboxService implements OnModuleInit {
       system: this.current.system,
       extraReadOnly: this.current.extraReadOnly,
       extraPath: this.current.extraPath,
+      seccompFile: this.current.seccompFile,
       workspaces,
       cwd,
       command,

@@ -1,8 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
+import { accessSync, closeSync, constants, lstatSync, mkdtempSync, openSync, readlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecSandboxConfig } from './exec-sandbox.config';
 import { buildSandboxInvocation, ETC_ALLOW_LIST, Invocation, nodeInstallMounts, SandboxIdentity, SYSTEM_PATHS, SystemMount } from './sandbox-invocation';
+import { seccompProgram } from './sandbox-seccomp';
 
 /**
  * State of the exec sandbox after the start-up check (issue 12 item 2):
@@ -11,7 +13,7 @@ import { buildSandboxInvocation, ETC_ALLOW_LIST, Invocation, nodeInstallMounts, 
  * - `unavailable`: the sandbox is wanted but can't be set up; exec answers 503 with `fix`.
  */
 export type SandboxStatus =
-  | { kind: 'ready'; identity: SandboxIdentity; system: SystemMount[]; extraReadOnly: string[]; extraPath: string[] }
+  | { kind: 'ready'; identity: SandboxIdentity; system: SystemMount[]; extraReadOnly: string[]; extraPath: string[]; seccompFile?: string }
   | { kind: 'off' }
   | { kind: 'unavailable'; reason: string; fix: string };
 
@@ -77,6 +79,19 @@ export function resolveSandboxIdentity(user: string): SandboxIdentity {
 }
 
 /**
+ * Writes this architecture's seccomp filter ({@link seccompProgram}) into a fresh private folder (0700, so nobody can
+ * swap it) for bubblewrap to read as fd 3 on every exec.
+ * @returns the file, or undefined on an architecture without a filter table
+ */
+function writeSeccompFile(): string | undefined {
+  const program = seccompProgram();
+  if (!program) return undefined;
+  const file = join(mkdtempSync(join(tmpdir(), 'atrium-exec-seccomp-')), 'filter.bpf');
+  writeFileSync(file, program, { mode: 0o600 });
+  return file;
+}
+
+/**
  * The `true` command run exactly as exec runs commands, minus the workspace: what the start-up probe spawns.
  * @param config the `execSandbox` slice
  * @param ready the identity and mounts to probe
@@ -90,6 +105,7 @@ export function probeInvocation(config: ExecSandboxConfig, ready: Extract<Sandbo
     system: ready.system,
     extraReadOnly: ready.extraReadOnly,
     extraPath: ready.extraPath,
+    seccompFile: ready.seccompFile,
     workspaces: [],
     cwd: '/tmp',
     command: 'test -w /tmp && test ! -w /usr && test "$(id -u)" != 0',
@@ -120,9 +136,11 @@ export function checkSandbox(config: ExecSandboxConfig): SandboxStatus {
   }
   const system = hostSystemMounts();
   const node = nodeInstallMounts(process.execPath, system);
-  const ready: Extract<SandboxStatus, { kind: 'ready' }> = { kind: 'ready', identity, system, extraReadOnly: node.readOnly, extraPath: node.path };
+  const ready: Extract<SandboxStatus, { kind: 'ready' }> = { kind: 'ready', identity, system, extraReadOnly: node.readOnly, extraPath: node.path, seccompFile: writeSeccompFile() };
   const probe = probeInvocation(config, ready);
-  const result = spawnSync(probe.file, probe.args, { env: probe.env, cwd: '/', timeout: 10_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const fd3 = probe.fd3File ? openSync(probe.fd3File, 'r') : 'ignore';
+  const result = spawnSync(probe.file, probe.args, { env: probe.env, cwd: '/', timeout: 10_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', fd3] });
+  if (typeof fd3 === 'number') closeSync(fd3);
   if (result.status === 0) return ready;
   const said = `${result.stderr ?? ''}${result.stdout ?? ''}`.trim().split('\n').slice(-3).join(' ');
   const why = result.error ? result.error.message : result.signal ? `killed by ${result.signal}` : `exit code ${result.status}`;

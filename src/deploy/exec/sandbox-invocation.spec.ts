@@ -112,3 +112,14 @@ describe('nodeInstallMounts', () => {
     expect(Object.fromEntries(valuesOf(args, '--setenv', 2)).PATH).toMatch(/^\/opt\/node-v20\/bin:/);
   });
 });
+
+describe('seccomp filter wiring', () => {
+  it('passes the filter as fd 3 with --seccomp, only when there is one', () => {
+    const withFilter = buildSandboxInvocation(plan({ seccompFile: '/tmp/x/filter.bpf' }));
+    expect(valuesOf(withFilter.args, '--seccomp')).toEqual([['3']]);
+    expect(withFilter.fd3File).toBe('/tmp/x/filter.bpf');
+    const without = buildSandboxInvocation(plan());
+    expect(without.args).not.toContain('--seccomp');
+    expect(without.fd3File).toBeUndefined();
+  });
+});

@@ -43,6 +43,8 @@ export interface SandboxPlan {
   /** Working directory inside; must be one of `workspaces` or beneath one (or `/tmp` when there is none). */
   cwd: string;
   command: string;
+  /** A file holding the seccomp filter (see sandbox-seccomp.ts); the spawner opens it as fd 3. */
+  seccompFile?: string;
 }
 
 /** A process to spawn: `file` with `args`, with exactly `env`. */
@@ -50,6 +52,8 @@ export interface Invocation {
   file: string;
   args: string[];
   env: Record<string, string>;
+  /** Open this file read-only as the child's fd 3 (bubblewrap reads its seccomp filter there). */
+  fd3File?: string;
 }
 
 /** util-linux `setpriv`, run inside the sandbox (root mode) to become the sandbox user. */
@@ -187,11 +191,12 @@ export function buildSandboxInvocation(plan: SandboxPlan): Invocation {
     ...workspaces,
     '--chdir',
     plan.cwd,
+    ...(plan.seccompFile ? ['--seccomp', '3'] : []),
     '--clearenv',
     ...Object.entries(env).flatMap(([name, value]) => ['--setenv', name, value]),
     '--',
     ...command,
   ];
   // prlimit and bwrap get no environment at all: the sandbox's PID 1 is bwrap, and its /proc/1/environ is visible inside.
-  return { file: plan.prlimitPath, args: [...prlimit, ...bwrap], env: {} };
+  return { file: plan.prlimitPath, args: [...prlimit, ...bwrap], env: {}, ...(plan.seccompFile ? { fd3File: plan.seccompFile } : {}) };
 }
