@@ -26,7 +26,7 @@ export class ToolProvidersController {
   @ApiOperation({
     operationId: 'createToolApiProvider',
     summary: 'Create a tool API provider',
-    description: 'An HTTP API whose operations (each with a JSON Schema of its input) the digital staff\'s model may call as functions. Calls use the provider\'s timeout and never go to loopback or private addresses unless CHAT_TOOL_ALLOW_PRIVATE_NETWORKS is true, and never to metadata, link-local or unspecified addresses or this server's own ports. The secret is write-only.',
+    description: 'An HTTP API whose operations (each with a JSON Schema of its input) the digital staff\'s model may call as functions. Calls use the provider\'s timeout and never go to loopback or private addresses unless CHAT_TOOL_ALLOW_PRIVATE_NETWORKS is true, and never to metadata, link-local or unspecified addresses or this server\'s own ports. The secret is write-only.',
   })
   @ApiOkResponse({ type: ToolApiProviderDTO })
   @ApiBadRequestResponse({ description: WRITE_400 })

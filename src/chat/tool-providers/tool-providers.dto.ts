@@ -69,7 +69,7 @@ export class CreateOrUpdateToolApiProviderRequest {
   description?: string | null;
 
   @ApiProperty({
-    description: 'http(s) URL the operations\' paths are appended to; no credentials, query or fragment. Loopback and private addresses are refused unless CHAT_TOOL_ALLOW_PRIVATE_NETWORKS is true; metadata, link-local and unspecified addresses and this server's own ports always; host names are resolved and checked on every call.',
+    description: 'http(s) URL the operations\' paths are appended to; no credentials, query or fragment. Loopback and private addresses are refused unless CHAT_TOOL_ALLOW_PRIVATE_NETWORKS is true; metadata, link-local and unspecified addresses and this server\'s own ports always; host names are resolved and checked on every call.',
     maxLength: 2048,
     example: 'https://orders.example.com/api',
   })

@@ -196,6 +196,7 @@ describe('SSRF table: every outbound use × address spellings × switch', () => 
     { use: 'tool', switchName: 'CHAT_TOOL_ALLOW_PRIVATE_NETWORKS', defaultOn: false, settings: (env) => toolOutboundSettings(loadConfig(env).chatTools) },
     { use: 'chat model', switchName: 'CHAT_LLM_ALLOW_PRIVATE_NETWORKS', defaultOn: true, settings: (env) => loadConfig(env).chatOutbound.llm },
     { use: 'chat platform', switchName: 'CHAT_PLATFORM_ALLOW_PRIVATE_NETWORKS', defaultOn: true, settings: (env) => loadConfig(env).chatOutbound.platform },
+    { use: 'OAuth issuer', switchName: 'CHAT_OAUTH_ALLOW_PRIVATE_NETWORKS', defaultOn: true, settings: (env) => loadConfig(env).chatOutbound.oauth },
     { use: 'evaluation target', switchName: 'EVAL_TARGET_ALLOW_PRIVATE_NETWORKS', defaultOn: true, settings: (env) => loadConfig(env).evaluationOutbound.target },
     { use: 'model', switchName: 'EVAL_MODEL_ALLOW_PRIVATE_NETWORKS', defaultOn: false, settings: (env) => loadConfig(env).evaluationOutbound.model },
     { use: 'webhook', switchName: 'EVAL_WEBHOOK_ALLOW_PRIVATE_NETWORKS', defaultOn: true, settings: (env) => loadConfig(env).evaluationOutbound.webhook },
