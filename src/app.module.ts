@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthGuard } from './common/auth/auth.guard';
 import { ProblemDetailsFilter } from './common/http/problem-details.filter';
 import { OutboundModule } from './common/outbound/outbound.service';
+import { DigitalStaffTargetPortModule } from './common/ports/digital-staff-target';
 import type { AppConfig } from './config/app-config';
 import { ChatModule } from './chat/chat.module';
 import { AppConfigModule } from './config/config.module';
@@ -21,7 +22,7 @@ export class AppModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), OutboundModule, JobsModule.forRoot(databaseUrl), DeployModule, EvaluationModule, ChatModule],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), OutboundModule, DigitalStaffTargetPortModule, JobsModule.forRoot(databaseUrl), DeployModule, EvaluationModule, ChatModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

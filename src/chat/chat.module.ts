@@ -109,6 +109,7 @@ import { EntRobotService } from './ent-robot/ent-robot.service';
 import { PlatformCallbackController } from './platform/callback/platform-callback.controller';
 import { PlatformCallbackService } from './platform/callback/platform-callback.service';
 import { DigitalStaffSandbox } from './sandbox/digital-staff-sandbox.service';
+import { DigitalStaffTargetRegistration } from './sandbox/digital-staff-target.registration';
 import { CustomerTodoEntity } from './todos/customer-todo.entity';
 import { CustomerTodosService } from './todos/customer-todos.service';
 import { CustomerTodosController } from './todos/customer-todos.controller';
@@ -177,6 +178,7 @@ import { OutOfHoursNoticeEntity } from './pipeline/out-of-hours-notice.entity';
     EntRobotService,
     PlatformCallbackService,
     DigitalStaffSandbox,
+    DigitalStaffTargetRegistration, // the `digital_staff` evaluation target, through the shared port (issue 15 item 8)
     CustomerTodosService,
     AiReplyComposer,
     ChatInboundPipeline,

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { ChatModule } from '../chat/chat.module';
 import { AnalysisController } from './analysis/analysis.controller';
 import { AnalysisExecutor } from './analysis/analysis-executor';
 import { ANALYSE_CAMPAIGN } from './analysis/analysis-jobs';
@@ -62,7 +61,6 @@ import { TargetsService } from './targets/targets.service';
     TypeOrmModule.forFeature([CampaignAnalysisEntity, CycleComparisonEntity, IntelligentEvaluationEntity, IntelligentSessionEntity, IntelligentMessageEntity, ApiKeyEntity, ModelConfigEntity, ScenarioEntity, TargetEntity, RunEntity, CaseResultEntity, RuleResultEntity, CampaignEntity, ExplorationSessionEntity, ExplorationMessageEntity, PatrolRunMarkEntity, PatrolWatermarkEntity]),
     EvaluationFilesModule,
     GuessLimitsModule,
-    ChatModule, // DigitalStaffSandbox: the `digital_staff` target channel (DESIGN.md: one wing uses another through an exported provider)
     JobsModule.forFeature([ANALYSE_CAMPAIGN, RUN_EVALUATION, RUN_COMPLETED_WEBHOOK]),
   ],
   controllers: [AnalysisController, IntelligentEvaluationsController, IntelligentSessionsController, SignInController, ApiKeysController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController, DashboardController, CampaignsController, ExplorationController],

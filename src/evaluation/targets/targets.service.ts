@@ -1,8 +1,7 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DigitalStaffSandboxError } from '../../chat/sandbox/digital-staff-sandbox.error';
-import { DigitalStaffSandbox } from '../../chat/sandbox/digital-staff-sandbox.service';
+import { DigitalStaffSandboxError, type DigitalStaffTarget, DigitalStaffTargetRegistry } from '../../common/ports/digital-staff-target';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import type { OutboundClient } from '../../common/outbound/outbound-client';
 import { OutboundHttp } from '../../common/outbound/outbound.service';
@@ -65,7 +64,7 @@ export class TargetsService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly sandbox: DigitalStaffSandbox,
+    private readonly digitalStaffTargets: DigitalStaffTargetRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     outboundHttp: OutboundHttp,
   ) {
@@ -133,7 +132,17 @@ export class TargetsService {
   }
 
   /**
-   * The channel that calls this target. A `digital_staff` target goes through the chat wing's DigitalStaffSandbox
+   * The `digital_staff` port the chat wing registered (issue 15 item 8: evaluation never imports the chat wing).
+   * @throws BadRequestException (400) when no wing registered one (the chat wing isn't loaded)
+   */
+  private get sandbox(): DigitalStaffTarget {
+    const target = this.digitalStaffTargets.get();
+    if (!target) throw new BadRequestException('Targets of kind "digital_staff" need the chat wing, which is not loaded.');
+    return target;
+  }
+
+  /**
+   * The channel that calls this target. A `digital_staff` target goes through the chat wing's sandbox (registered port)
    * (timeout: its timeout_ms, else EVAL_DIGITAL_STAFF_TIMEOUT_MS); `http` and `openai` targets go through the
    * evaluation targets' outbound client (issue 19 item 1).
    * @throws BadRequestException a kind without an adapter

@@ -1,4 +1,4 @@
-import { DigitalStaffSandboxError, type DigitalStaffSandboxErrorCode } from '../../../chat/sandbox/digital-staff-sandbox.error';
+import { DigitalStaffSandboxError, type DigitalStaffSandboxErrorCode } from '../../../common/ports/digital-staff-target';
 import { ChannelError, type ChannelRequest } from './channel';
 import { createDigitalStaffChannel, digitalStaffChannelError, type SandboxExchange, validateDigitalStaffChannelConfig } from './digital-staff-channel';
 import { sendWithRetry } from './retry';

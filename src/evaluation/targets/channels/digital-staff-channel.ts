@@ -1,5 +1,4 @@
-import { DigitalStaffSandboxError } from '../../../chat/sandbox/digital-staff-sandbox.error';
-import type { DigitalStaffSandbox } from '../../../chat/sandbox/digital-staff-sandbox.service';
+import { DigitalStaffSandboxError, type DigitalStaffTarget } from '../../../common/ports/digital-staff-target';
 import { cancelledError, ChannelError, type ChannelReply, type ChannelRequest, checkTimeout, isRecord, type TargetChannel, withDeadline } from './channel';
 import { isUuidShaped } from '../../../common/ids/uuid-shape';
 
@@ -16,8 +15,8 @@ export interface DigitalStaffChannelConfig {
   timeoutMs?: number;
 }
 
-/** The part of the chat wing's sandbox the channel uses (DigitalStaffSandbox, exported by ChatModule). */
-export type SandboxExchange = Pick<DigitalStaffSandbox, 'exchange'>;
+/** The part of the digital staff port the channel uses (the chat wing registers it: src/common/ports/digital-staff-target.ts). */
+export type SandboxExchange = Pick<DigitalStaffTarget, 'exchange'>;
 
 /** Longest kept excerpt of an unexpected error's message, characters. */
 const MAX_DETAIL_CHARS = 300;
