@@ -26,6 +26,8 @@ const ESM_ONLY_PACKAGES = [
   'cacheable-request', 'form-data-encoder', 'is-plain-obj', 'lowercase-keys', 'mimic-response', 'normalize-url', 'p-cancelable', 'responselike',
   // file-type 21 (content sniffing of stored files, src/common/storage/content-type.ts) and its ESM dependencies.
   'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit',
+  // Unicode 17 case folding data for the evaluation rules (src/evaluation/rules/unicode-text.ts).
+  '@unicode',
 ];
 
 const common = {

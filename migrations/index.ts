@@ -25,6 +25,7 @@ import { AuthGuessWindows1795500300000 } from './1795500300000-AuthGuessWindows'
 import { EvaluationNamedApiKeys1795500310000 } from './1795500310000-EvaluationNamedApiKeys';
 import { SealedSecretColumns1795500500000 } from './1795500500000-SealedSecretColumns';
 import { EvaluationRunLease1795500600000 } from './1795500600000-EvaluationRunLease';
+import { ModelConfigResponseFormat1795500700000 } from './1795500700000-ModelConfigResponseFormat';
 import { ChatSandboxContacts1795403000000 } from './1795403000000-ChatSandboxContacts';
 import { ChatCustomerTodos1795401000000 } from './1795401000000-ChatCustomerTodos';
 
@@ -59,4 +60,5 @@ export const ALL_MIGRATIONS = [
   EvaluationNamedApiKeys1795500310000,
   SealedSecretColumns1795500500000,
   EvaluationRunLease1795500600000,
+  ModelConfigResponseFormat1795500700000,
 ];

@@ -48,6 +48,13 @@ export class ModelConfigEntity {
   @Column({ type: 'boolean', default: true })
   enabled: boolean;
 
+  /**
+   * Whether the model takes `response_format: {"type": "json_object"}` (issue 24 item 1). Only then does the
+   * llm-rubric judge send it; a model that still refuses it is asked again without it.
+   */
+  @Column({ type: 'boolean', default: false })
+  supportsResponseFormat: boolean;
+
   @Column({ type: 'boolean', default: false })
   isAnalysisDefault: boolean;
 

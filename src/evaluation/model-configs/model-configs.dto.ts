@@ -49,6 +49,14 @@ export class CreateModelConfigDto {
   @IsOptional() @IsBoolean()
   enabled?: boolean;
 
+  @ApiPropertyOptional({
+    description:
+      'Whether the model accepts `response_format: {"type": "json_object"}` (OpenAI JSON mode). Only when true does the llm-rubric judge send it; if the model still refuses the request (HTTP 400/415/422), the judge asks once more without it. Default false: the prompt alone asks for JSON, which every chat model can follow.',
+    default: false,
+  })
+  @IsOptional() @IsBoolean()
+  supports_response_format?: boolean;
+
   @ApiPropertyOptional({ description: 'Make this the analysis default (rule 5); clears the previous holder. Only an enabled chat configuration may hold it (400 otherwise).', default: false })
   @IsOptional() @IsBoolean()
   is_analysis_default?: boolean;
@@ -76,6 +84,7 @@ export class ModelConfigDto {
   @ApiProperty({ description: 'Purpose.', enum: MODEL_PURPOSES }) purpose: ModelPurpose;
   @ApiProperty({ description: 'Capability metadata.', type: 'object', additionalProperties: true }) capabilities: Record<string, unknown>;
   @ApiProperty({ description: 'Enabled flag.' }) enabled: boolean;
+  @ApiProperty({ description: 'Whether the judge sends `response_format: json_object` to this model (issue 24).' }) supports_response_format: boolean;
   @ApiProperty({ description: 'The one analysis default.' }) is_analysis_default: boolean;
   @ApiProperty({ description: 'Created (ISO 8601).' }) created_at: string;
   @ApiProperty({ description: 'Last updated (ISO 8601).' }) updated_at: string;
@@ -94,6 +103,7 @@ export function toModelConfigDto(row: ModelConfigEntity): ModelConfigDto {
     purpose: row.purpose,
     capabilities: row.capabilities,
     enabled: row.enabled,
+    supports_response_format: row.supportsResponseFormat,
     is_analysis_default: row.isAnalysisDefault,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

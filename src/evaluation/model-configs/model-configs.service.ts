@@ -27,6 +27,7 @@ export class ModelConfigsService {
         purpose: input.purpose ?? 'general',
         capabilities: input.capabilities ?? {},
         enabled: input.enabled ?? true,
+        supportsResponseFormat: input.supports_response_format ?? false,
         isAnalysisDefault: false,
       });
       await manager.save(row);
@@ -61,8 +62,9 @@ export class ModelConfigsService {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(ANALYSIS_DEFAULT_LOCK, ['eval.analysis-default']);
       const row = await this.find(manager, id);
-      const { is_analysis_default: isAnalysisDefault, api_key: apiKey, base_url: baseUrl, ...fields } = input;
+      const { is_analysis_default: isAnalysisDefault, api_key: apiKey, base_url: baseUrl, supports_response_format: responseFormat, ...fields } = input;
       Object.assign(row, fields);
+      if (responseFormat !== undefined) row.supportsResponseFormat = responseFormat;
       if (baseUrl !== undefined) row.baseUrl = baseUrl;
       if (apiKey !== undefined) row.apiKey = apiKey || null;
       if (row.isAnalysisDefault && isAnalysisDefault !== false) {

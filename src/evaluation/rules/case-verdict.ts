@@ -9,8 +9,9 @@ const EPSILON = 1e-9;
  *
  * - `score`: weighted mean of the rule scores, `Σ(weight·score) / Σ weight`, 0..1 rounded to 4 decimals. When all
  *   weights are 0 it is the plain mean (weights then say nothing); with no rules it is 1.
- * - `pass`: without `threshold`, every rule passed (a weight-0 rule still counts); with `threshold` (0..1),
- *   `score >= threshold` regardless of individual rules. No rules → pass.
+ * - `pass`: without `threshold`, every rule of weight > 0 passed: a weight-0 rule is informational, reported but
+ *   never deciding the case, as in promptfoo (issue 24 item 1); with `threshold` (0..1), `score >= threshold`
+ *   regardless of individual rules. No rules, or only weight-0 rules → pass.
  *
  * Throws `RangeError` when `threshold` is given but is not a number in 0..1 (the scenario DTO should refuse such
  * a case before a run starts).
@@ -26,6 +27,6 @@ export function caseVerdict(results: RuleResult[], threshold?: number): { pass: 
     totalWeight > 0
       ? results.reduce((sum, r) => sum + r.weight * r.score, 0) / totalWeight
       : results.reduce((sum, r) => sum + r.score, 0) / results.length;
-  const pass = threshold === undefined ? results.every((r) => r.pass) : score + EPSILON >= threshold;
+  const pass = threshold === undefined ? results.every((r) => r.pass || r.weight === 0) : score + EPSILON >= threshold;
   return { pass, score: Math.round(score * 10_000) / 10_000 };
 }

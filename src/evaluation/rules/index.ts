@@ -7,8 +7,11 @@ export {
   DEFAULT_LEVENSHTEIN_MAX_DISTANCE,
   evaluateRule,
   MAX_REGEX_INPUT_CHARS,
+  validateRuleDefaults,
   validateRuleDefinition,
 } from './rule-evaluator';
+export { JudgeAnswerError, type JudgeVerdict, readJudgeAnswer } from './judge-answer';
+export { PROMPTFOO_TYPES } from './promptfoo-dialect';
 export { caseVerdict } from './case-verdict';
 export { type CaseOutcome, nearestRank, type RunSummary, summariseRun } from './run-summary';
 export { detectRefusal, EMPTY_OUTPUT } from './refusal';

@@ -46,7 +46,7 @@ const DETERMINISTIC: [string, RuleDefinition, string, number, boolean][] = [
   ['word-count: within', { type: 'word-count', min: 2, max: 4 }, 'one two, three!', 100, true],
   ['word-count: too many', { type: 'word-count', max: 2 }, 'one two three', 100, false],
   ['word-count: too few', { type: 'word-count', min: 4 }, 'one two three', 100, false],
-  ['word-count: Han characters are words', { type: 'word-count', min: 4, max: 4 }, '你好，世界', 100, true],
+  ['word-count: Chinese words by Unicode segmentation', { type: 'word-count', min: 2, max: 2 }, '你好，世界', 100, true],
   ['word-count: punctuation is not a word', { type: 'word-count', max: 1 }, 'ok — !', 100, true],
   ['levenshtein: within default 5', { type: 'levenshtein', value: 'kitten' }, 'sitting', 100, true],
   ['levenshtein: over threshold', { type: 'levenshtein', value: 'kitten', threshold: 2 }, 'sitting', 100, false],
@@ -209,6 +209,8 @@ describe('evaluateRule: never throws', () => {
   });
 });
 
+const LIST = 'value must be a non-empty array of non-empty strings, or a comma-separated string such as "refund, return" (double-quote an item holding a comma)';
+
 describe('validateRuleDefinition', () => {
   it.each<[string, unknown]>([
     ['contains', { type: 'contains', value: 'refund', weight: 2 }],
@@ -233,10 +235,15 @@ describe('validateRuleDefinition', () => {
     [{ type: 'containz', value: 'x' }, [expect.stringMatching(/^unknown rule type "containz" \(known: contains, icontains/)]],
     [{ type: 'not-latency', threshold: 10 }, ['"not-latency": latency has no negation']],
     [{ type: 'not-llm-rubric', value: 'x' }, ['"not-llm-rubric": llm-rubric has no negation']],
-    [{ type: 'contains' }, ['contains: value must be a non-empty string']],
+    [{ type: 'contains' }, ['contains: value must be a non-empty string (a number is read as its text)']],
+    [{ type: 'contains', value: Number.NaN }, ['contains: value must be a non-empty string (a number is read as its text)']],
+    [{ type: 'contains-all', value: ',' }, [`contains-all: ${LIST}`]],
+    [{ type: 'contains', value: 'x', locale: 'not a locale!' }, ['locale must be a BCP 47 language tag such as "tr" or "de-DE"']],
+    [{ type: 'contains', value: 'x', normalize: 'NFD' }, ['normalize must be one of NFC, NFKC']],
+    [{ type: 'contains', value: 'x', dialect: 'jest' }, ['dialect must be one of atrium, promptfoo']],
+    [{ type: 'json-schema', value: {}, dialect: 'promptfoo' }, ['json-schema (promptfoo dialect): json-schema is not a promptfoo type: write is-json with the schema as value']],
     [{ type: 'starts-with', value: '' }, ['starts-with: value must be a non-empty string']],
-    [{ type: 'contains-all', value: 'a,b' }, ['contains-all: value must be a non-empty array of non-empty strings']],
-    [{ type: 'contains-any', value: [] }, ['contains-any: value must be a non-empty array of non-empty strings']],
+    [{ type: 'contains-any', value: [] }, [`contains-any: ${LIST}`]],
     [{ type: 'contains-any', value: ['a'], icase: 'yes' }, ['contains-any: icase must be a boolean']],
     [{ type: 'equals' }, ['equals: value is required']],
     [{ type: 'regex', value: '([a-z' }, [expect.stringMatching(/^regex: invalid regex: /)]],
@@ -259,6 +266,6 @@ describe('validateRuleDefinition', () => {
     [{ type: 'llm-rubric' }, ['llm-rubric: value must be a non-empty string']],
     [{ type: 'contains', value: 'a', weight: -1 }, ['weight must be a number >= 0']],
     [{ type: 'contains', value: 'a', weight: '2' }, ['weight must be a number >= 0']],
-    [{ type: 'contains', weight: Number.NaN }, ['contains: value must be a non-empty string', 'weight must be a number >= 0']],
+    [{ type: 'contains', weight: Number.NaN }, ['contains: value must be a non-empty string (a number is read as its text)', 'weight must be a number >= 0']],
   ])('refuses %j', (rule, problems) => expect(validateRuleDefinition(rule)).toEqual(problems));
 });

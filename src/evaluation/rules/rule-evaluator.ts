@@ -1,13 +1,27 @@
 import { distance } from 'fastest-levenshtein';
 import { compileSafeRegex, safeRegexProblem } from '../../common/regex/safe-regex';
 import { compileJsonSchema, describeSchemaErrors } from './json-schema';
+import { evaluatePromptfooRule, parseCommaList, validatePromptfooRule } from './promptfoo-dialect';
 import { detectRefusal, EMPTY_OUTPUT } from './refusal';
+import {
+  countWords,
+  foldCase,
+  graphemeCodes,
+  graphemes,
+  isValidLocale,
+  MAX_LEVENSHTEIN_GRAPHEMES,
+  normalise,
+  NORMALIZE_FORMS,
+  type NormalizeForm,
+} from './unicode-text';
 import {
   BASE_RULE_TYPES,
   type BaseRuleType,
   NEGATABLE_RULE_TYPES,
   type ReplyUnderTest,
   type RubricJudge,
+  RULE_DIALECTS,
+  type RuleDefaults,
   type RuleDefinition,
   type RuleResult,
 } from './rule.types';
@@ -30,6 +44,14 @@ interface Outcome {
   reason: string;
   score?: number;
   error?: boolean;
+  /** The judge's answer held no readable verdict: the case is `errored`, not `failed` (issue 24 item 1). */
+  unreadable?: boolean;
+}
+
+/** How a rule's text is prepared: the normalisation form and the case-folding locale (rule, else scenario default). */
+interface TextOptions {
+  form: NormalizeForm;
+  locale?: string;
 }
 
 /** Raw rule fields as read from JSON, before validation. */
@@ -43,6 +65,7 @@ interface RuleSpec {
     rule: RuleDefinition,
     output: string,
     reply: ReplyUnderTest,
+    text: TextOptions,
     judge?: RubricJudge,
   ): Outcome | Promise<Outcome>;
 }
@@ -63,12 +86,28 @@ function needOptional(rule: RawRule, field: string, ok: (v: unknown) => boolean,
   return rule[field] === undefined || ok(rule[field]) ? [] : [`${field} must be ${what}`];
 }
 
+/** A `contains` value: a non-empty string, or a finite number (YAML's `value: 42`), read as its decimal text. */
+const isTextOrNumber = (v: unknown): boolean => isNonEmptyString(v) || (typeof v === 'number' && Number.isFinite(v));
+
+/** The needles of `contains-any`/`-all`: the array, or a comma string split as promptfoo splits it (`a, b, "c, d"`). */
+function stringList(value: unknown): string[] | undefined {
+  if (Array.isArray(value)) return value.every(isTextOrNumber) ? value.map(String) : undefined;
+  if (!isNonEmptyString(value)) return undefined;
+  try {
+    return parseCommaList(value);
+  } catch {
+    return undefined;
+  }
+}
+
 function validateStringList(rule: RawRule): string[] {
-  const value = rule.value;
+  const list = stringList(rule.value);
   const problems =
-    Array.isArray(value) && value.length > 0 && value.every(isNonEmptyString)
+    list && list.length > 0 && list.every(isNonEmptyString)
       ? []
-      : ['value must be a non-empty array of non-empty strings'];
+      : [
+          'value must be a non-empty array of non-empty strings, or a comma-separated string such as "refund, return" (double-quote an item holding a comma)',
+        ];
   return [...problems, ...needOptional(rule, 'icase', (v) => typeof v === 'boolean', 'a boolean')];
 }
 
@@ -116,12 +155,6 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   );
 }
 
-/** Words: runs of non-space characters containing a letter or digit; each Han character counts as one word. */
-function countWords(output: string): number {
-  const tokens = output.match(/\p{Script=Han}|[^\s\p{Script=Han}]+/gu) ?? [];
-  return tokens.filter((t) => /[\p{L}\p{N}]/u.test(t)).length;
-}
-
 function checkAgainstSchema(value: unknown, schema: unknown): Outcome {
   const compiled = compileJsonSchema(schema);
   if ('error' in compiled) return { pass: false, reason: `invalid JSON schema: ${compiled.error}`, error: true };
@@ -137,11 +170,15 @@ function containsOutcome(found: boolean, needle: string, suffix = ''): Outcome {
   return { pass: found, reason: `output ${found ? 'contains' : 'does not contain'} ${quote(needle)}${suffix}` };
 }
 
-function listOf(rule: RuleDefinition): { needles: string[]; haystack: (output: string) => string } {
-  const needles = rule.value as string[];
-  return rule.icase
-    ? { needles: needles.map((n) => n.toLowerCase()), haystack: (o) => o.toLowerCase() }
-    : { needles, haystack: (o) => o };
+/** `text` normalised (NFC, or NFKC when asked) and, with `fold`, case-folded (full Unicode folding, locale-aware). */
+function prepare(text: string, options: TextOptions, fold = false): string {
+  return fold ? foldCase(text, { locale: options.locale, form: options.form }) : normalise(text, options.form);
+}
+
+function listOf(rule: RuleDefinition, text: TextOptions): { shown: string[]; needles: string[]; haystack: (output: string) => string } {
+  const shown = stringList(rule.value) as string[];
+  const fold = rule.icase === true;
+  return { shown, needles: shown.map((n) => prepare(n, text, fold)), haystack: (o) => prepare(o, text, fold) };
 }
 
 async function judgeRubric(rule: RuleDefinition, output: string, judge?: RubricJudge): Promise<Outcome> {
@@ -151,7 +188,9 @@ async function judgeRubric(rule: RuleDefinition, output: string, judge?: RubricJ
   try {
     verdict = await judge({ rubric: rule.value as string, output, ...(threshold !== undefined && { threshold }) });
   } catch (err) {
-    return { pass: false, reason: `judge failed: ${errorMessage(err)}`, error: true };
+    // An answer with no readable verdict makes the case errored (judge failure); other judge failures fail the rule.
+    const unreadable = err instanceof Error && err.name === 'JudgeAnswerError';
+    return { pass: false, reason: `judge failed: ${errorMessage(err)}`, error: true, unreadable };
   }
   if (typeof verdict !== 'object' || verdict === null) {
     return { pass: false, reason: 'judge returned no verdict', error: true };
@@ -160,8 +199,10 @@ async function judgeRubric(rule: RuleDefinition, output: string, judge?: RubricJ
   const score = Number.isFinite(raw) ? Math.min(1, Math.max(0, raw)) : 0;
   // The judge's own verdict and the rule's threshold must both hold.
   const pass = verdict.pass === true && (threshold === undefined || score >= threshold);
-  const reason =
+  const given =
     typeof verdict.reason === 'string' && verdict.reason.trim() !== '' ? verdict.reason : 'judge gave no reason';
+  // A score the judge gave on 0–10 or 0–100 was normalised; the reason records the scale it was read on.
+  const reason = verdict.scale && verdict.scale !== '0-1' ? `${given} (score read on the ${verdict.scale} scale)` : given;
   return { pass, score, reason };
 }
 
@@ -169,35 +210,43 @@ async function judgeRubric(rule: RuleDefinition, output: string, judge?: RubricJ
 
 const textRule = { validate: (rule: RawRule) => needNonEmptyString(rule, 'value') };
 
+/** A `contains`/`icontains` value: a non-empty string or a finite number (coerced to its text). */
+const textOrNumberRule = {
+  validate: (rule: RawRule) => (isTextOrNumber(rule.value) ? [] : ['value must be a non-empty string (a number is read as its text)']),
+};
+
 const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
   contains: {
-    ...textRule,
-    evaluate: (rule, output) => containsOutcome(output.includes(rule.value as string), rule.value as string),
+    ...textOrNumberRule,
+    evaluate: (rule, output, _reply, text) => {
+      const needle = String(rule.value);
+      return containsOutcome(prepare(output, text).includes(prepare(needle, text)), needle);
+    },
   },
   icontains: {
-    ...textRule,
-    evaluate: (rule, output) => {
-      const needle = rule.value as string;
-      return containsOutcome(output.toLowerCase().includes(needle.toLowerCase()), needle, ' (ignoring case)');
+    ...textOrNumberRule,
+    evaluate: (rule, output, _reply, text) => {
+      const needle = String(rule.value);
+      return containsOutcome(prepare(output, text, true).includes(prepare(needle, text, true)), needle, ' (ignoring case)');
     },
   },
   'contains-any': {
     validate: validateStringList,
-    evaluate: (rule, output) => {
-      const { needles, haystack } = listOf(rule);
+    evaluate: (rule, output, _reply, options) => {
+      const { shown, needles, haystack } = listOf(rule, options);
       const text = haystack(output);
       const hit = needles.findIndex((n) => text.includes(n));
       return hit >= 0
-        ? { pass: true, reason: `output contains ${quote((rule.value as string[])[hit])}` }
-        : { pass: false, reason: `output contains none of ${(rule.value as string[]).map(quote).join(', ')}` };
+        ? { pass: true, reason: `output contains ${quote(shown[hit])}` }
+        : { pass: false, reason: `output contains none of ${shown.map(quote).join(', ')}` };
     },
   },
   'contains-all': {
     validate: validateStringList,
-    evaluate: (rule, output) => {
-      const { needles, haystack } = listOf(rule);
+    evaluate: (rule, output, _reply, options) => {
+      const { shown, needles, haystack } = listOf(rule, options);
       const text = haystack(output);
-      const missing = (rule.value as string[]).filter((_, i) => !text.includes(needles[i]));
+      const missing = shown.filter((_, i) => !text.includes(needles[i]));
       return missing.length === 0
         ? { pass: true, reason: `output contains all ${needles.length} values` }
         : { pass: false, reason: `output lacks ${missing.map(quote).join(', ')}` };
@@ -205,11 +254,13 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
   },
   equals: {
     validate: (rule) => (rule.value === undefined ? ['value is required'] : []),
-    evaluate: (rule, output) => {
+    evaluate: (rule, output, _reply, text) => {
       if (typeof rule.value === 'string') {
-        return output.trim() === rule.value.trim()
+        const actual = prepare(output.trim(), text);
+        const expected = prepare(rule.value.trim(), text);
+        return actual === expected
           ? { pass: true, reason: 'output equals the expected text' }
-          : { pass: false, reason: `output ${quote(output.trim())} differs from expected ${quote(rule.value.trim())}` };
+          : { pass: false, reason: `output ${quote(actual)} differs from expected ${quote(expected)}` };
       }
       const parsed = parseJson(output);
       if (!parsed.ok) return { pass: false, reason: 'output is not JSON, so it cannot equal the expected JSON value' };
@@ -220,9 +271,10 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
   },
   'starts-with': {
     ...textRule,
-    evaluate: (rule, output) => {
+    evaluate: (rule, output, _reply, text) => {
+      // Value and output alike: leading whitespace dropped from both, both normalised.
       const prefix = rule.value as string;
-      const found = output.trimStart().startsWith(prefix);
+      const found = prepare(output.trimStart(), text).startsWith(prepare(prefix.trimStart(), text));
       return { pass: found, reason: `output ${found ? 'starts' : 'does not start'} with ${quote(prefix)}` };
     },
   },
@@ -237,8 +289,9 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
       const problem = safeRegexProblem(rule.value as string, (rule.flags as string | undefined) ?? '');
       return problem ? [`invalid regex: ${problem}`] : [];
     },
-    evaluate: (rule, output) => {
-      // `g`/`y`/`u`/`d` have no effect: one stateless test per reply.
+    evaluate: (rule, raw, _reply, text) => {
+      // `g`/`y`/`u`/`d` have no effect: one stateless test per reply. The output is normalised, the pattern is not.
+      const output = prepare(raw, text);
       const pattern = compileSafeRegex(rule.value as string, rule.flags ?? '');
       const cut = output.length > MAX_REGEX_INPUT_CHARS;
       const match = pattern.exec(cut ? output.slice(0, MAX_REGEX_INPUT_CHARS) : output);
@@ -279,8 +332,8 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
       }
       return problems;
     },
-    evaluate: (rule, output) => {
-      const words = countWords(output);
+    evaluate: (rule, output, _reply, text) => {
+      const words = countWords(prepare(output, text), text.locale);
       if (rule.min !== undefined && words < rule.min) {
         return { pass: false, reason: `output has ${words} words, fewer than the min ${rule.min}` };
       }
@@ -295,14 +348,18 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
       ...(typeof rule.value === 'string' ? [] : ['value must be a string']),
       ...needOptional(rule, 'threshold', isNonNegativeInteger, 'an integer >= 0 (max edit distance)'),
     ],
-    evaluate: (rule, output) => {
+    evaluate: (rule, output, _reply, text) => {
       const max = rule.threshold ?? DEFAULT_LEVENSHTEIN_MAX_DISTANCE;
-      const actual = output.trim();
-      const expected = (rule.value as string).trim();
+      // Edits are counted in grapheme clusters: one emoji or one accented letter is one edit.
+      const actual = graphemes(prepare(output.trim(), text));
+      const expected = graphemes(prepare((rule.value as string).trim(), text));
       // The distance is at least the length difference; skip the O(n·m) work when that already fails.
       const floor = Math.abs(actual.length - expected.length);
       if (floor > max) return { pass: false, reason: `edit distance at least ${floor}, more than the max ${max}` };
-      const d = distance(actual, expected);
+      if (actual.length > MAX_LEVENSHTEIN_GRAPHEMES || expected.length > MAX_LEVENSHTEIN_GRAPHEMES) {
+        return { pass: false, reason: `text longer than ${MAX_LEVENSHTEIN_GRAPHEMES} grapheme clusters is not compared` };
+      }
+      const d = distance(...graphemeCodes(actual, expected));
       return d <= max
         ? { pass: true, reason: `edit distance ${d}, within the max ${max}` }
         : { pass: false, reason: `edit distance ${d}, more than the max ${max}` };
@@ -333,7 +390,7 @@ const RULE_SPECS: Record<BaseRuleType, RuleSpec> = {
       ...needNonEmptyString(rule, 'value'),
       ...needOptional(rule, 'threshold', (v) => isNonNegativeNumber(v) && v <= 1, 'a number between 0 and 1'),
     ],
-    evaluate: (rule, output, _reply, judge) => judgeRubric(rule, output, judge),
+    evaluate: (rule, output, _reply, _text, judge) => judgeRubric(rule, output, judge),
   },
 };
 
@@ -357,8 +414,17 @@ export function validateRuleDefinition(rule: unknown): string[] {
   const raw = rule as RawRule;
   if (typeof raw.type !== 'string' || raw.type === '') return ['rule type must be a non-empty string'];
 
+  if (raw.dialect !== undefined && !(RULE_DIALECTS as readonly unknown[]).includes(raw.dialect)) {
+    return [`dialect must be one of ${RULE_DIALECTS.join(', ')}`];
+  }
+  const weightProblems =
+    raw.weight !== undefined && !isNonNegativeNumber(raw.weight) ? ['weight must be a number >= 0'] : [];
+  if (raw.dialect === 'promptfoo') {
+    return [...validatePromptfooRule(raw).map((p) => `${raw.type as string} (promptfoo dialect): ${p}`), ...weightProblems];
+  }
+
   const { base, negated } = splitType(raw.type);
-  const problems: string[] = [];
+  const problems: string[] = [...textOptionProblems(raw)];
   if (!Object.hasOwn(RULE_SPECS, base)) {
     const known = `${BASE_RULE_TYPES.join(', ')}, and not-<type>`;
     problems.push(`unknown rule type ${JSON.stringify(raw.type)} (known: ${known})`);
@@ -367,8 +433,27 @@ export function validateRuleDefinition(rule: unknown): string[] {
   } else {
     problems.push(...RULE_SPECS[base as BaseRuleType].validate(raw).map((p) => `${raw.type}: ${p}`));
   }
-  if (raw.weight !== undefined && !isNonNegativeNumber(raw.weight)) problems.push('weight must be a number >= 0');
-  return problems;
+  return [...problems, ...weightProblems];
+}
+
+/** Problems of the Atrium dialect's text options `locale` (BCP 47) and `normalize` (`NFC` | `NFKC`). */
+function textOptionProblems(raw: RawRule | RuleDefaults): string[] {
+  return [
+    ...(raw.locale === undefined || isValidLocale(raw.locale) ? [] : ['locale must be a BCP 47 language tag such as "tr" or "de-DE"']),
+    ...(raw.normalize === undefined || (NORMALIZE_FORMS as readonly unknown[]).includes(raw.normalize)
+      ? []
+      : [`normalize must be one of ${NORMALIZE_FORMS.join(', ')}`]),
+  ];
+}
+
+/**
+ * Checks a scenario's rule defaults (`llm_config.rule_defaults`: `{ locale?, normalize? }`, issue 24 item 2).
+ * Returns readable problems, `[]` when valid or absent. Never throws.
+ */
+export function validateRuleDefaults(defaults: unknown): string[] {
+  if (defaults === undefined) return [];
+  if (typeof defaults !== 'object' || defaults === null || Array.isArray(defaults)) return ['rule_defaults must be an object'];
+  return textOptionProblems(defaults as RuleDefaults).map((p) => `rule_defaults: ${p}`);
 }
 
 /**
@@ -404,6 +489,7 @@ export async function evaluateRule(
   rule: RuleDefinition,
   reply: ReplyUnderTest,
   judge?: RubricJudge,
+  defaults: RuleDefaults = {},
 ): Promise<RuleResult> {
   const type = typeof rule?.type === 'string' ? rule.type : String(rule?.type);
   const weight = effectiveWeight(rule?.weight);
@@ -412,17 +498,30 @@ export async function evaluateRule(
     return { type, pass: false, score: 0, reason: `invalid rule: ${problems.join('; ')}`, weight };
   }
 
-  const { base, negated } = splitType(rule.type);
   const output = typeof reply?.output === 'string' ? reply.output : '';
+  if (rule.dialect === 'promptfoo') {
+    // promptfoo applies `not-` itself and keeps its own scores; only judge failures are "could not evaluate".
+    const judged = await evaluatePromptfooRule(rule as unknown as RawRule, { output, latencyMs: reply?.latencyMs }, judge).catch(
+      (err: unknown) => ({ pass: false, score: 0, reason: `rule evaluation failed: ${errorMessage(err)}`, error: true, unreadable: false }),
+    );
+    if (judged.error) return { type, pass: false, score: 0, reason: judged.reason, weight, ...(judged.unreadable && { errored: true }) };
+    return { type, pass: judged.pass, score: judged.score, reason: judged.reason, weight };
+  }
+
+  const { base, negated } = splitType(rule.type);
+  const text: TextOptions = {
+    form: rule.normalize ?? defaults.normalize ?? 'NFC',
+    locale: rule.locale ?? defaults.locale,
+  };
   let outcome: Outcome;
   try {
-    outcome = await RULE_SPECS[base as BaseRuleType].evaluate(rule, output, reply, judge);
+    outcome = await RULE_SPECS[base as BaseRuleType].evaluate(rule, output, reply, text, judge);
   } catch (err) {
     outcome = { pass: false, reason: `rule evaluation failed: ${errorMessage(err)}`, error: true };
   }
 
   const score = outcome.score ?? (outcome.pass ? 1 : 0);
-  if (outcome.error) return { type, pass: false, score: 0, reason: outcome.reason, weight };
+  if (outcome.error) return { type, pass: false, score: 0, reason: outcome.reason, weight, ...(outcome.unreadable && { errored: true }) };
   return negated
     ? { type, pass: !outcome.pass, score: 1 - score, reason: outcome.reason, weight }
     : { type, pass: outcome.pass, score, reason: outcome.reason, weight };

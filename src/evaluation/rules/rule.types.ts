@@ -61,8 +61,9 @@ export const RULE_TYPES: readonly RuleType[] = [
  *
  * | type | fields |
  * |---|---|
- * | `contains`, `icontains`, `starts-with` | `value`: non-empty string |
- * | `contains-any`, `contains-all` | `value`: non-empty array of non-empty strings; `icase?`: boolean |
+ * | `contains`, `icontains` | `value`: non-empty string, or a number (read as its text) |
+ * | `starts-with` | `value`: non-empty string |
+ * | `contains-any`, `contains-all` | `value`: non-empty array of non-empty strings, or a comma string `"a, b"`; `icase?`: boolean |
  * | `equals` | `value`: string (text compare) or any other JSON value (JSON compare) |
  * | `regex` | `value`: non-empty pattern (JavaScript syntax run on RE2: no backreferences or lookaround); `flags?`: `i` `m` `s` |
  * | `is-json` | `schema?` (or `value`): JSON Schema object |
@@ -73,8 +74,11 @@ export const RULE_TYPES: readonly RuleType[] = [
  * | `is-refusal` | none |
  * | `llm-rubric` | `value`: non-empty rubric text; `threshold?`: minimum judge score in 0..1 |
  *
- * Every type takes `weight?` (>= 0, default 1). Unknown extra fields are ignored. The type is only a compile-time
- * hint: stored rules are checked with `validateRuleDefinition` before use.
+ * Every type takes `weight?` (>= 0, default 1; 0 = informational: reported, never decides the case), `locale?`
+ * (BCP 47; case folding and word segmentation, e.g. `tr` for dotted/dotless i) and `normalize?` (`NFC` default,
+ * `NFKC` folds full-width forms). `dialect: "promptfoo"` reads the rule in promptfoo's shape and semantics instead
+ * (promptfoo-dialect.ts; `locale`/`normalize` do not apply). Unknown extra fields are ignored. The type is only a
+ * compile-time hint: stored rules are checked with `validateRuleDefinition` before use (issue 24 items 1, 2, 4).
  */
 export interface RuleDefinition {
   type: RuleType;
@@ -90,8 +94,27 @@ export interface RuleDefinition {
   flags?: string;
   /** `contains-any` / `contains-all`: compare case-insensitively. */
   icase?: boolean;
-  /** `is-json` / `json-schema`: JSON Schema (draft-07); `value` is read when `schema` is absent. */
+  /** `is-json` / `json-schema`: JSON Schema (draft-07, or 2020-12 by `$schema`); `value` is read when `schema` is absent. */
   schema?: unknown;
+  /** `atrium` (default) or `promptfoo`: promptfoo 0.121's shape and semantics (issue 24 item 4). */
+  dialect?: RuleDialect;
+  /** BCP 47 tag for case folding (`tr`/`az`: Turkic i) and word segmentation; default: the scenario's `rule_defaults`. */
+  locale?: string;
+  /** Text normalisation before comparing: `NFC` (default) or `NFKC` (full-width and compatibility forms folded). */
+  normalize?: 'NFC' | 'NFKC';
+}
+
+/** Rule dialects: Atrium's own reading, or promptfoo's (issue 24 item 4). */
+export const RULE_DIALECTS = ['atrium', 'promptfoo'] as const;
+export type RuleDialect = (typeof RULE_DIALECTS)[number];
+
+/**
+ * Scenario-level defaults for the Atrium dialect's text options, stored as `llm_config.rule_defaults` (issue 24
+ * item 2): a rule's own `locale` / `normalize` win.
+ */
+export interface RuleDefaults {
+  locale?: string;
+  normalize?: 'NFC' | 'NFKC';
 }
 
 /**
@@ -105,7 +128,10 @@ export interface RuleResult {
   pass: boolean;
   score: number;
   reason: string;
+  /** 0 = informational: reported, never decides the case (issue 24 item 1). */
   weight: number;
+  /** The judge's answer held no readable verdict: the case is `errored` (judge failure), never `failed`. */
+  errored?: boolean;
 }
 
 /** The target's reply to one case: its text and how long it took, in ms. */
@@ -116,11 +142,12 @@ export interface ReplyUnderTest {
 
 /**
  * Judge for `llm-rubric`, injected by the caller (the run executor calls a model). Receives the rubric, the
- * reply text and the rule's optional `threshold` (0..1); returns `pass`, `score` (0..1) and `reason`. It may
- * throw or reject; `evaluateRule` turns that into a failed result. Timeouts are the caller's to enforce.
+ * reply text and the rule's optional `threshold` (0..1); returns `pass`, `score` (0..1), `reason` and the `scale`
+ * the judge's raw score was read on. It may throw or reject; `evaluateRule` turns that into a failed result, or an
+ * `errored` one for a `JudgeAnswerError` (unreadable answer). Timeouts are the caller's to enforce.
  */
 export type RubricJudge = (input: {
   rubric: string;
   output: string;
   threshold?: number;
-}) => Promise<{ pass: boolean; score: number; reason: string }>;
+}) => Promise<{ pass: boolean; score: number; reason: string; scale?: '0-1' | '0-10' | '0-100' }>;

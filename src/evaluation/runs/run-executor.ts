@@ -4,11 +4,12 @@ import { DataSource } from 'typeorm';
 import { OutboundHttp } from '../../common/outbound/outbound.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { JobHandler } from '../../jobs/job-handler.decorator';
+import { RunMetrics } from './run-metrics';
 import { createChatModel } from '../../llm/chat-model';
 import { ModelConfigEntity } from '../model-configs/model-config.entity';
 import { caseVerdict } from '../rules/case-verdict';
-import { evaluateRule } from '../rules/rule-evaluator';
-import type { RubricJudge } from '../rules/rule.types';
+import { evaluateRule, validateRuleDefaults } from '../rules/rule-evaluator';
+import type { RubricJudge, RuleDefaults } from '../rules/rule.types';
 import { summariseRun } from '../rules/run-summary';
 import { settleCampaignOfRun } from '../campaigns/campaign-settlement';
 import type { ScenarioCase } from '../scenarios/scenario.entity';
@@ -92,6 +93,7 @@ export class RunExecutor implements OnModuleDestroy {
     private readonly webhook: RunWebhook,
     /** Judge calls go through the evaluation models' outbound client (EVAL_MODEL_*; issue 19 item 1). */
     private readonly outboundHttp: OutboundHttp,
+    private readonly metrics: RunMetrics,
   ) {}
 
   /** Stops taking new cases, so shutdown does not wait for whole runs (cases in flight still finish). */
@@ -124,7 +126,7 @@ export class RunExecutor implements OnModuleDestroy {
     }, heartbeatMs);
     heartbeat.unref();
     try {
-      await this.executeHeld(runId, lease);
+      await this.metrics.inFlightWhile(() => this.executeHeld(runId, lease));
     } finally {
       clearInterval(heartbeat);
       await this.dataSource.query(RELEASE_RUN_LEASE_SQL, [runId, lease.owner, leaseMs]).catch((error: Error) => this.logger.warn(`Run ${runId}: could not release the lease: ${error.message} (it runs out after EVAL_RUN_LEASE_MS)`));
@@ -139,7 +141,7 @@ export class RunExecutor implements OnModuleDestroy {
     try {
       const target = run.targetId ? await this.dataSource.getRepository(TargetEntity).findOneBy({ id: run.targetId }) : null;
       if (!target) throw new Error('The target was deleted before the run finished.');
-      const channel = this.targets.channelFor(target);
+      const channel = this.metrics.countingRetries(this.targets.channelFor(target));
       const judge = await this.judgeFor(run);
       const done = await this.finishedItems(runId);
       const items: WorkItem[] = [];
@@ -211,7 +213,14 @@ export class RunExecutor implements OnModuleDestroy {
         break;
       }
     }
-    const rules = status === 'errored' ? [] : await Promise.all(testCase.rules.map((rule) => evaluateRule(rule, { output: output ?? '', latencyMs: latencyMs ?? 0 }, judge)));
+    const ruleDefaults = ruleDefaultsOf(run.llmConfig);
+    const rules = status === 'errored' ? [] : await Promise.all(testCase.rules.map((rule) => evaluateRule(rule, { output: output ?? '', latencyMs: latencyMs ?? 0 }, judge, ruleDefaults)));
+    // A judge answer with no readable verdict is a judge failure: the case is errored, never failed (issue 24).
+    const unreadable = rules.find((rule) => rule.errored);
+    if (unreadable) {
+      status = 'errored';
+      error = `judge failure (rule ${rules.indexOf(unreadable)}): ${unreadable.reason}`;
+    }
     const verdict = status === 'errored' ? { pass: false, score: 0 } : caseVerdict(rules, testCase.threshold);
     if (status !== 'errored') status = verdict.pass ? 'passed' : 'failed';
     await this.dataSource.query(STORE_CASE_RESULT_SQL, [
@@ -229,6 +238,7 @@ export class RunExecutor implements OnModuleDestroy {
       rules.length,
       JSON.stringify(rules.map((rule, ruleIndex) => ({ rule_index: ruleIndex, type: rule.type, pass: rule.pass, score: rule.score, weight: rule.weight, reason: cutStored(rule.reason, RULE_REASON_MAX_CHARS) }))),
     ]);
+    this.metrics.caseFinished(status);
   }
 
   /** Stores the summary, computed from the stored case results, and marks the run completed. */
@@ -272,6 +282,12 @@ export class RunExecutor implements OnModuleDestroy {
     const config = bound ?? (await configs.findOneBy({ purpose: 'judge', enabled: true, type: 'chat' })) ?? (await configs.findOneBy({ isAnalysisDefault: true, enabled: true }));
     if (!config) return undefined;
     const temperature = typeof run.llmConfig.temperature === 'number' ? run.llmConfig.temperature : 0;
-    return createRubricJudge(createChatModel({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey }, this.outboundHttp.client(this.config.evaluationOutbound.model)), { temperature, maxAnswerChars: this.config.evalRuns.judgeAnswerMaxChars });
+    return createRubricJudge(createChatModel({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey }, this.outboundHttp.client(this.config.evaluationOutbound.model)), { temperature, maxAnswerChars: this.config.evalRuns.judgeAnswerMaxChars, responseFormat: config.supportsResponseFormat });
   }
+}
+
+/** The scenario's rule defaults (`llm_config.rule_defaults`, issue 24 item 2), kept only when valid. */
+function ruleDefaultsOf(llmConfig: Record<string, unknown>): RuleDefaults {
+  const defaults = llmConfig?.rule_defaults;
+  return defaults !== undefined && validateRuleDefaults(defaults).length === 0 ? (defaults as RuleDefaults) : {};
 }

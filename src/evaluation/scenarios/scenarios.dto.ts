@@ -21,7 +21,7 @@ import {
 } from 'class-validator';
 import { PageQueryDto } from '../../common/paging/page';
 import { RULE_TYPES, RuleDefinition } from '../rules/rule.types';
-import { validateRuleDefinition } from '../rules/rule-evaluator';
+import { validateRuleDefaults, validateRuleDefinition } from '../rules/rule-evaluator';
 import type { ScenarioEntity } from './scenario.entity';
 
 /** Most cases one scenario may hold. */
@@ -36,6 +36,18 @@ class RuleDefinitionsConstraint implements ValidatorConstraintInterface {
   }
   defaultMessage(): string {
     return this.problems.join('; ');
+  }
+}
+
+@ValidatorConstraint({ name: 'ruleDefaults' })
+class RuleDefaultsConstraint implements ValidatorConstraintInterface {
+  private problems: string[] = [];
+  validate(llmConfig: unknown): boolean {
+    this.problems = typeof llmConfig === 'object' && llmConfig !== null ? validateRuleDefaults((llmConfig as Record<string, unknown>).rule_defaults) : [];
+    return this.problems.length === 0;
+  }
+  defaultMessage(): string {
+    return `llm_config.${this.problems.join('; ')}`;
   }
 }
 
@@ -72,7 +84,10 @@ export class ScenarioCaseDto {
   @ApiProperty({
     description:
       `Rules (assertions) on the reply: { type, value?, weight?, threshold?, … }. Types: ${RULE_TYPES.join(', ')}. ` +
-      '`regex` (`value`, `flags`: `i` `m` `s`; `u` `g` `y` `d` have no effect) and the `pattern`/`patternProperties` of `json-schema`/`is-json` schemas run on the RE2 engine (linear time): JavaScript syntax without backreferences (`\\1`, `\\k<name>`), lookahead/lookbehind, atomic groups or possessive quantifiers — such a pattern is refused with 400 naming the construct.',
+      '`regex` (`value`, `flags`: `i` `m` `s`; `u` `g` `y` `d` have no effect) and the `pattern`/`patternProperties` of `json-schema`/`is-json` schemas run on the RE2 engine (linear time): JavaScript syntax without backreferences (`\\1`, `\\k<name>`), lookahead/lookbehind, atomic groups or possessive quantifiers — such a pattern is refused with 400 naming the construct. ' +
+      '`weight` (>= 0, default 1): share of the case score; `weight: 0` is informational — the rule is reported but never decides the case. ' +
+      'Text rules compare NFC-normalised text; `normalize: "NFKC"` also folds full-width and compatibility forms (１２３ → 123). `icontains` and `icase` use full Unicode case folding (ß = ss, final ς = σ); `locale` (BCP 47, e.g. `"tr"`: İ↔i, I↔ı) tunes folding and word segmentation, with a scenario default in `llm_config.rule_defaults`. `levenshtein` counts grapheme clusters (an emoji is one edit; at most 20000 each side) and `word-count` uses Unicode word segmentation (CJK included). `contains`/`icontains` take a number as its text; `contains-any`/`contains-all` take an array or a comma string. `json-schema` checks `format` (email, date-time, uri…) and reads draft 2020-12 when `$schema` says so. ' +
+      '`dialect: "promptfoo"` reads the rule in promptfoo 0.121\'s shape and semantics (`value` for word-count `{min, max}` and the is-json schema; icontains-any/icontains-all; no trimming or normalisation), except that `regex` runs on RE2 and `llm-rubric` needs a `pass` in the judge\'s answer. See docs/evaluation-rules.md.',
     type: 'array',
     items: { type: 'object', additionalProperties: true },
     example: [{ type: 'icontains', value: 'refund' }, { type: 'latency', threshold: 3000 }],
@@ -107,8 +122,14 @@ export class CreateScenarioDto {
   @IsOptional() @IsObject()
   model_bindings?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ description: 'LLM settings (syllabus), e.g. { "temperature": 0 } for the judge.', type: 'object', additionalProperties: true })
-  @IsOptional() @IsObject()
+  @ApiPropertyOptional({
+    description:
+      'LLM settings (syllabus), e.g. { "temperature": 0 } for the judge. `rule_defaults`: `{ "locale"?: BCP 47 tag, "normalize"?: "NFC" | "NFKC" }`, the default of those rule options for every Atrium-dialect rule of the scenario (a rule\'s own value wins); invalid values are refused with 400.',
+    type: 'object',
+    additionalProperties: true,
+    example: { temperature: 0, rule_defaults: { locale: 'tr', normalize: 'NFKC' } },
+  })
+  @IsOptional() @IsObject() @Validate(RuleDefaultsConstraint)
   llm_config?: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: 'Ignored: the system keeps the version (rule 1).', readOnly: true })
