@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ExecSandboxVariables, execSandboxConfig } from '../../src/deploy/exec/exec-sandbox.config';
 import { checkSandbox, SandboxStatus } from '../../src/deploy/exec/exec-sandbox';
 
@@ -9,7 +11,11 @@ let probed: SandboxStatus | undefined;
  * `describe.skip` at load time.
  */
 export function execSandboxProbe(): SandboxStatus {
-  probed ??= checkSandbox(execSandboxConfig.resolve(new ExecSandboxVariables(), { port: 0, dataDir: '' }).execSandbox);
+  if (!probed) {
+    const status = checkSandbox(execSandboxConfig.resolve(new ExecSandboxVariables(), { port: 0, dataDir: '' }).execSandbox);
+    if (status.kind === 'ready' && status.seccompFile) process.once('exit', () => rmSync(dirname(status.seccompFile!), { recursive: true, force: true }));
+    probed = status;
+  }
   return probed;
 }
 

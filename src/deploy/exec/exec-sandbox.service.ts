@@ -1,5 +1,6 @@
-import { HttpStatus, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { chown, lstat, mkdir, realpath } from 'node:fs/promises';
+import { HttpStatus, Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { chown, lstat, mkdir, realpath, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ProblemException } from '../../common/http/problem-details';
 import { namespaceWorkspaces } from '../workspace';
@@ -11,7 +12,7 @@ import { buildSandboxInvocation, Invocation } from './sandbox-invocation';
  * sandbox is off or can't be set up, and then refuses commands with 503 instead of running them unconfined.
  */
 @Injectable()
-export class ExecSandboxService implements OnModuleInit {
+export class ExecSandboxService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('ExecSandbox');
   private current: SandboxStatus = { kind: 'unavailable', reason: 'The sandbox has not been checked yet.', fix: 'Wait for the start-up to finish.' };
 
@@ -27,6 +28,11 @@ export class ExecSandboxService implements OnModuleInit {
     } else {
       this.logger.log(`Exec sandbox ready (bubblewrap, commands run as uid ${this.current.identity.uid}, network off).`);
     }
+  }
+
+  /** Removes the private folder of the seccomp filter written at start-up. */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.current.kind === 'ready' && this.current.seccompFile) await rm(dirname(this.current.seccompFile), { recursive: true, force: true });
   }
 
   /** The state found at start-up. */
