@@ -1,8 +1,9 @@
 import { ForbiddenException, HttpException, HttpStatus, Inject, Injectable, Logger, NotFoundException, UnauthorizedException } from '@nestjs/common';
 import type { Request } from 'express';
-import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { OutboundHttp } from '../../common/outbound/outbound.service';
 import { AuthRequirement, CredentialStrategy } from '../../common/auth/auth.decorators';
 import { bearerCredential } from '../../common/auth/auth.guard';
 import { ProblemException } from '../../common/http/problem-details';
@@ -52,12 +53,18 @@ export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal>
     authorizationServer: ChatAuthorizationServer,
     private readonly tenants: TenantsService,
     @Inject(APP_CONFIG) config: AppConfig,
+    outboundHttp: OutboundHttp,
   ) {
     const maxTokens = config.chatAuth.tokenCacheMaxEntries;
     if (maxTokens > 0) this.verifiedTokens = new LRUCache({ max: maxTokens });
     this.keys =
       settings.mode === 'external'
-        ? createRemoteJWKSet(new URL(settings.jwksUrl!), { timeoutDuration: settings.httpTimeoutMs, cooldownDuration: 30_000 })
+        ? createRemoteJWKSet(new URL(settings.jwksUrl!), {
+            timeoutDuration: settings.httpTimeoutMs,
+            cooldownDuration: 30_000,
+            // The JWKS is fetched through the OAuth issuer's outbound client (issue 19 item 1).
+            [customFetch]: outboundHttp.client(config.chatOutbound.oauth).fetch({ timeoutMs: settings.httpTimeoutMs }),
+          })
         : createLocalJWKSet(authorizationServer.publicJwks);
   }
 
