@@ -302,7 +302,7 @@ export class ChatVariables {
 
   @ConfigVariable({
     group: TOOLS,
-    description: '`true` lets tool API calls reach loopback, private (RFC 1918, CGNAT, ULA), link-local and other non-public addresses (for on-premises tools and tests); cloud metadata addresses, multicast and broadcast stay refused',
+    description: '`true` lets tool API calls reach loopback, private (RFC 1918, CGNAT, ULA) and other non-public addresses (for on-premises tools and tests); cloud metadata, link-local, unspecified, multicast and broadcast addresses and this server\'s own and its database\'s ports stay refused',
     unit: 'flag',
   })
   @IsOptional() @IsIn(['true', 'false'])
