@@ -1,5 +1,6 @@
 import { chatConfig } from './chat/chat.config';
 import { bodyLimitsConfig } from './common/http/body-limits.config';
+import { metricsConfig } from './common/metrics/metrics.config';
 import { chatOutboundConfig } from './chat/chat-outbound.config';
 import { aiReplyStorageConfig } from './chat/ai-reply/ai-reply-storage.config';
 import { guessLimitsConfig } from './common/auth/guess-limits.config';
@@ -24,6 +25,7 @@ import { siteServingConfig } from './deploy/sites/sites.config';
 export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   coreConfig,
   bodyLimitsConfig,
+  metricsConfig,
   secretKeyConfig,
   guessLimitsConfig,
   chatConfig,

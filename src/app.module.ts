@@ -4,6 +4,8 @@ import { AuthGuard } from './common/auth/auth.guard';
 import { ProblemDetailsFilter } from './common/http/problem-details.filter';
 import { OutboundModule } from './common/outbound/outbound.service';
 import { DigitalStaffTargetPortModule } from './common/ports/digital-staff-target';
+import { MetricsModule } from './common/metrics/metrics.module';
+import { DatabaseMetrics } from './database/database-metrics';
 import type { AppConfig } from './config/app-config';
 import { ChatModule } from './chat/chat.module';
 import { AppConfigModule } from './config/config.module';
@@ -22,10 +24,11 @@ export class AppModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), OutboundModule, DigitalStaffTargetPortModule, JobsModule.forRoot(databaseUrl), DeployModule, EvaluationModule, ChatModule],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), OutboundModule, DigitalStaffTargetPortModule, MetricsModule, JobsModule.forRoot(databaseUrl), DeployModule, EvaluationModule, ChatModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+        DatabaseMetrics,
       ],
     };
   }

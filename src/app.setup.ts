@@ -7,6 +7,10 @@ import type { Logger as Pino } from 'pino';
 import pinoHttp from 'pino-http';
 import { addChatSecurityScheme, applyChatOperationScopes, CHAT_SWAGGER_UI_OPTIONS, mountChatAuthorizationServer } from './chat/auth/chat-openapi';
 import { JsonBodyInterceptor, jsonBodyGate } from './common/http/body-parsing';
+import { requestIdFor } from './common/http/request-id';
+import { requestContextMiddleware } from './common/logging/request-context';
+import { httpMetricsMiddleware, metricsRoute } from './common/metrics/metrics-http';
+import { MetricsRegistry } from './common/metrics/metrics.registry';
 import { createValidationPipe } from './common/http/validation';
 import type { AppConfig } from './config/app-config';
 import { ConfigurationError } from './config/config-variable';
@@ -46,22 +50,35 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 }
 
 /**
- * Applies the request pipeline shared by `main.ts` and the e2e tests: request logs, published sites, security
- * headers, validation, Swagger UI at `/docs` and the document at `/docs-json`.
+ * Applies the request pipeline shared by `main.ts` and the e2e tests: request ids and logs, request metrics and
+ * `/metrics` (unless METRICS_PORT moves it to a server of its own), published sites, security headers, validation,
+ * Swagger UI at `/docs` and the document at `/docs-json`.
  */
 export function configureApp(app: NestExpressApplication, config: AppConfig, logger: Pino): void {
   app.set('trust proxy', 'loopback');
+  // Counted first, so every answer (sites, 404s, refusals) is in atrium_http_requests_total (issue 15 item 1).
+  const metrics = app.get(MetricsRegistry);
+  app.use(httpMetricsMiddleware(metrics));
   app.use(
     pinoHttp({
       logger,
-      autoLogging: { ignore: (request) => request.url === '/api/health' },
+      // Every request gets an id, the caller's when sane; it is in the answer, its log lines and its problem body.
+      genReqId: (request, response) => {
+        const id = requestIdFor(request.headers['x-request-id']);
+        response.setHeader('X-Request-Id', id);
+        return id;
+      },
+      autoLogging: { ignore: (request) => request.url === '/api/health' || (request.url ?? '').startsWith('/api/health/') || request.url === '/metrics' },
       customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info'),
       serializers: {
-        req: (request: { method: string; url: string; remoteAddress?: string }) => ({ method: request.method, url: request.url.split('?')[0], remoteAddress: request.remoteAddress }),
+        req: (request: { id?: unknown; method: string; url: string; remoteAddress?: string }) => ({ id: request.id, method: request.method, url: request.url.split('?')[0], remoteAddress: request.remoteAddress }),
         res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
       },
     }),
   );
+  app.use(requestContextMiddleware);
+  // `/metrics` on the app's own port: before the sites (its root segment is reserved for them).
+  if (config.metrics.port === undefined || config.metrics.port === config.port) app.use(metricsRoute(metrics, config.metrics.token));
   // The chat wing's built-in OAuth2 server (/oauth): before the sites (no namespace may shadow its JWKS) and the
   // body parsers (it reads its own form bodies).
   mountChatAuthorizationServer(app);

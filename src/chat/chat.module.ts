@@ -110,6 +110,7 @@ import { PlatformCallbackController } from './platform/callback/platform-callbac
 import { PlatformCallbackService } from './platform/callback/platform-callback.service';
 import { DigitalStaffSandbox } from './sandbox/digital-staff-sandbox.service';
 import { DigitalStaffTargetRegistration } from './sandbox/digital-staff-target.registration';
+import { AiReplyMetrics } from './pipeline/ai-reply-metrics';
 import { CustomerTodoEntity } from './todos/customer-todo.entity';
 import { CustomerTodosService } from './todos/customer-todos.service';
 import { CustomerTodosController } from './todos/customer-todos.controller';
@@ -184,6 +185,7 @@ import { OutOfHoursNoticeEntity } from './pipeline/out-of-hours-notice.entity';
     ChatInboundPipeline,
     AiReplyStore,
     AiReplyWorker,
+    AiReplyMetrics,
     AiReplySweeper,
   ],
   exports: [ChatInboundPipeline, DigitalStaffSandbox, TenantsService, ChatCredentialStrategy, CHAT_OAUTH_SETTINGS, WorkChatCorpsService, WorkChatUsersService, DigitalStaffService, ConversationGroupsService, UserConversationsService, ChatChannelsService, ChatGroupsService, VariablesService, ScriptsService, ContactViewsService, InterventionRulesService, TagRulesService, IntentionRecordsService, ToolProvidersService, CustomerTodosService, AiReplyComposer],

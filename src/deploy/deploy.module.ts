@@ -19,6 +19,7 @@ import { ExecController } from './exec/exec.controller';
 import { ExecSandboxService } from './exec/exec-sandbox.service';
 import { ExecService } from './exec/exec.service';
 import { HealthController } from './health/health.controller';
+import { DeployMetrics } from './deploy-metrics';
 import { AgentTokenEntity } from './tokens/agent-token.entity';
 import { GatewaySecretEntity } from './tokens/gateway-secret.entity';
 import { GatewaySecretsService } from './tokens/gateway-secrets.service';
@@ -51,6 +52,7 @@ export function uploadTempDir(config: AppConfig): string {
   ],
   controllers: [RegistrationController, DeploymentsController, UploadsController, ExecController, AdminController, HealthController],
   providers: [
+    DeployMetrics,
     GatewaySecretsService,
     DeployCredentialsService,
     DeployAgentStrategy,

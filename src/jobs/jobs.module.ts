@@ -4,6 +4,8 @@ import type { JobDefinition } from './job-definition';
 import { DeclaredJobs } from './job-registry';
 import { JOBS_OPTIONS, JobsModuleOptions, resolveJobsOptions } from './jobs.options';
 import { JobsService } from './jobs.service';
+import { JobMetrics } from './job-metrics';
+import { MetricsModule } from '../common/metrics/metrics.module';
 
 /**
  * The durable job runner (DESIGN.md, Jobs; Examples: "Jobs are found, not wired by hand").
@@ -24,8 +26,8 @@ export class JobsModule {
     return {
       module: JobsModule,
       global: true,
-      imports: [DiscoveryModule],
-      providers: [{ provide: JOBS_OPTIONS, useValue: resolveJobsOptions(databaseUrl, options) }, JobsService],
+      imports: [DiscoveryModule, MetricsModule],
+      providers: [{ provide: JOBS_OPTIONS, useValue: resolveJobsOptions(databaseUrl, options) }, JobsService, JobMetrics],
       exports: [JobsService],
     };
   }

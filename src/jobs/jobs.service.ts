@@ -14,6 +14,7 @@ import type { EntityManager } from 'typeorm';
 import { JobConfigurationError, JobDefinition } from './job-definition';
 import { JOB_HANDLER_METADATA, JobHandlerMetadata, ResolvedJobHandlerOptions } from './job-handler.decorator';
 import { checkJobHandlers, DeclaredJobs } from './job-registry';
+import { JobMetrics } from './job-metrics';
 import { JOBS_OPTIONS, ResolvedJobsOptions } from './jobs.options';
 
 /** Options of {@link JobsService.enqueue}. */
@@ -68,6 +69,7 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
+    private readonly metrics: JobMetrics,
   ) {}
 
   /**
@@ -110,6 +112,7 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     }
     this.pool = pool;
     this.boss = boss;
+    this.metrics.watchQueues([...this.handlers.keys()], this.options.schema, (text) => pool.query(text));
   }
 
   /**
@@ -267,8 +270,10 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     try {
       this.logger.debug(`${label} started by ${handler.site}`);
       await handler.run(job.data);
+      this.metrics.attemptEnded(job, 'completed', started);
       this.logger.debug(`${label} done in ${Date.now() - started} ms`);
     } catch (error) {
+      this.metrics.attemptEnded(job, 'failed', started);
       const err = error instanceof Error ? error : new Error(String(error));
       if (attempt < attempts) {
         const delay = `${job.retryDelay} s${job.retryBackoff ? ' (doubling)' : ''}`;

@@ -11,6 +11,7 @@ import { InterventionRulesService } from '../intervention-rules/intervention-rul
 import { ChatMessageEntity } from '../messages/chat-message.entity';
 import { AI_REPLY } from './ai-reply.job';
 import { AiReplyStore, type PipelineContact } from './ai-reply.store';
+import { AiReplyMetrics } from './ai-reply-metrics';
 import { ChatAiReplyEntity } from './chat-ai-reply.entity';
 import { nextAttempt } from './pipeline.rules';
 import { updateReturning } from '../contacts/update-returning';
@@ -67,6 +68,7 @@ export class AiReplyWorker implements OnModuleDestroy {
     private readonly intents: IntentionRecordsService,
     private readonly interventionRules: InterventionRulesService,
     private readonly store: AiReplyStore,
+    private readonly metrics: AiReplyMetrics,
   ) {}
 
   /** Abandons model waits so running replies go back to the queue at once instead of holding up shutdown. */
@@ -206,13 +208,15 @@ export class AiReplyWorker implements OnModuleDestroy {
 
   /** Ends the reply state (fenced on this run's claim). */
   private async finish(tenantId: string, inboundMessageId: string, workerId: string, status: 'sent' | 'intervened' | 'skipped' | 'failed', reason: string | null, replyMessageId: string | null = null, manager: EntityManager = this.dataSource.manager): Promise<void> {
-    const rows = await updateReturning<{ id: string }>(
+    const rows = await updateReturning<{ id: string; age_seconds: number }>(
       manager,
       `UPDATE chat_ai_reply SET status = $4, reason = $5, reply_message_id = $6, worker_id = NULL, lease_until = NULL, finished_at = now(), updated_at = now()
-        WHERE tenant_id = $1 AND inbound_message_id = $2 AND worker_id = $3 AND status = 'composing' RETURNING id`,
+        WHERE tenant_id = $1 AND inbound_message_id = $2 AND worker_id = $3 AND status = 'composing'
+        RETURNING id, EXTRACT(EPOCH FROM clock_timestamp() - created_at)::float8 AS age_seconds`,
       [tenantId, inboundMessageId, workerId, status, reason?.slice(0, MAX_REASON_CHARS) ?? null, replyMessageId],
     );
     if (rows.length === 0) throw new LostClaimError();
+    this.metrics.finished(status, rows[0].age_seconds);
   }
 
   /**

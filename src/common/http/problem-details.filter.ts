@@ -50,6 +50,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 export function problemFor(request: Request, error: unknown, logger: Logger): ProblemDetails {
   const instance = request.originalUrl?.split('?')[0] ?? request.url;
   const problem = frameworkErrorToProblem(error, instance) ?? toProblem(error, instance);
+  // The request's X-Request-Id (app.setup.ts), so a caller's report finds its log lines (issue 15 item 2).
+  const requestId = (request as Request & { id?: unknown }).id;
+  if (typeof requestId === 'string') problem.requestId = requestId;
   if (problem.status >= 500 && problem.status !== 503) {
     const id = typeof problem.errorId === 'string' ? ` (errorId ${problem.errorId})` : '';
     logger.error(`${request.method} ${instance} failed${id}`, (error as Error)?.stack ?? String(error));

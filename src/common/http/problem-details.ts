@@ -11,6 +11,8 @@ export interface ProblemDetails {
   instance?: string;
   /** One entry per invalid field, for validation errors (400). */
   errors?: { field: string; messages: string[] }[];
+  /** The request's X-Request-Id (issue 15 item 2), set by the problem filter. */
+  requestId?: string;
   [extension: string]: unknown;
 }
 

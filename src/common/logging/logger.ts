@@ -1,5 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger as Pino } from 'pino';
+import { currentRequestId } from './request-context';
 
 /**
  * Paths pino censors in every log line: credentials in headers and in any logged object, at any of the first
@@ -19,19 +20,56 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * Creates the root pino logger: JSON lines on stdout (or `destination`) with secrets censored.
+ * Whether logs are pretty (issue 15 item 4): only in development on a terminal; JSON lines everywhere else (files,
+ * pipes, containers, production). Pure.
+ */
+export function wantsPrettyLogs(nodeEnv: string, isTty: boolean | undefined): boolean {
+  return nodeEnv === 'development' && isTty === true;
+}
+
+/** pino-pretty as a synchronous stream: one short coloured line per entry, `[context] message`. */
+function prettyStream(): pino.DestinationStream {
+  // Loaded only when used (a TTY in development), so production never requires it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pretty = require('pino-pretty') as (options: Record<string, unknown>) => pino.DestinationStream;
+  return pretty({ colorize: true, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service,context', messageFormat: '{if context}[{context}] {end}{msg}' });
+}
+
+/**
+ * Creates the root pino logger with secrets censored: JSON lines on stdout (or `destination`), or pretty lines when
+ * `options.pretty` (see {@link wantsPrettyLogs}). A line written while serving a request carries its `requestId`
+ * (request-context.ts).
  * @param level pino level name (`info`, `debug`, … or `silent`)
  */
-export function createRootLogger(level: string, destination?: pino.DestinationStream): Pino {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'atrium' } }, destination);
+export function createRootLogger(level: string, destination?: pino.DestinationStream, options: { pretty?: boolean } = {}): Pino {
+  const stream = destination ?? (options.pretty ? prettyStream() : undefined);
+  return pino(
+    {
+      level,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      base: { service: 'atrium' },
+      mixin: () => {
+        const requestId = currentRequestId();
+        return requestId ? { requestId } : {};
+      },
+    },
+    stream,
+  );
 }
+
+/**
+ * Nest's start-up chatter, one line per module and route (about 400 lines): logged at `debug`, since the start-up
+ * summary says what matters (issue 15 item 4).
+ */
+export const NEST_STARTUP_CONTEXTS: ReadonlySet<string> = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
 
 /** Nest's LoggerService on top of pino, so framework and app messages share one structured stream. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly pinoLogger: Pino) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    const context = params[params.length - 1];
+    this.write(typeof context === 'string' && NEST_STARTUP_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
   }
   error(message: unknown, ...params: unknown[]): void {
     this.write('error', message, params);

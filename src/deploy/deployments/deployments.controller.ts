@@ -17,6 +17,7 @@ import { Authenticated, CurrentPrincipal } from '../../common/auth/auth.decorato
 import { UploadedFileCleanupInterceptor } from '../../common/http/uploaded-file-cleanup.interceptor';
 import { Page, PageQueryDto, pageSchema } from '../../common/paging/page';
 import { AuditService } from '../audit/audit.service';
+import { DeployMetrics } from '../deploy-metrics';
 import { DeployAuditFilter } from '../audit/deploy-audit.filter';
 import { DEPLOY_AGENT_SCHEME, DeployAgentStrategy } from '../auth/deploy-auth.strategies';
 import type { DeployAgentPrincipal } from '../auth/deploy-principal';
@@ -31,6 +32,7 @@ export class DeploymentsController {
   constructor(
     private readonly deployments: DeploymentsService,
     private readonly audit: AuditService,
+    private readonly metrics: DeployMetrics,
   ) {}
 
   @Post('deploy')
@@ -56,8 +58,10 @@ export class DeploymentsController {
     @Req() request: Request & { auditTarget?: string },
   ): Promise<DeployResultDto> {
     request.auditTarget = `${body.contactId}/${body.projectName}`;
-    if (!archive) throw new BadRequestException('The archive file field "archive" is required.');
-    return this.deployments.publish(archive, body, agent, this.audit.callerOf(request));
+    return this.metrics.deploy(async () => {
+      if (!archive) throw new BadRequestException('The archive file field "archive" is required.');
+      return this.deployments.publish(archive, body, agent, this.audit.callerOf(request));
+    });
   }
 
   @Get('deployments')

@@ -3,6 +3,7 @@ import { ApiBadRequestResponse, ApiForbiddenResponse, ApiOkResponse, ApiOperatio
 import type { Request } from 'express';
 import { Authenticated, CurrentPrincipal } from '../../common/auth/auth.decorators';
 import { AuditService } from '../audit/audit.service';
+import { DeployMetrics } from '../deploy-metrics';
 import { DeployAuditFilter } from '../audit/deploy-audit.filter';
 import { DEPLOY_AGENT_SCHEME, DeployAgentStrategy } from '../auth/deploy-auth.strategies';
 import type { DeployAgentPrincipal } from '../auth/deploy-principal';
@@ -17,6 +18,7 @@ export class ExecController {
   constructor(
     private readonly exec: ExecService,
     private readonly audit: AuditService,
+    private readonly metrics: DeployMetrics,
   ) {}
 
   @Post('exec')
@@ -43,6 +45,6 @@ export class ExecController {
   ): Promise<ExecResultDto> {
     request.auditCommand = body.command;
     request.auditTarget = body.cwd;
-    return this.exec.execute(body, principal, this.audit.callerOf(request));
+    return this.metrics.exec(() => this.exec.execute(body, principal, this.audit.callerOf(request)));
   }
 }
