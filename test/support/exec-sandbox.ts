@@ -1,5 +1,6 @@
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ExecSandboxVariables, execSandboxConfig } from '../../src/deploy/exec/exec-sandbox.config';
 import { checkSandbox, SandboxStatus } from '../../src/deploy/exec/exec-sandbox';
 
@@ -12,9 +13,13 @@ let probed: SandboxStatus | undefined;
  */
 export function execSandboxProbe(): SandboxStatus {
   if (!probed) {
-    const status = checkSandbox(execSandboxConfig.resolve(new ExecSandboxVariables(), { port: 0, dataDir: '' }).execSandbox);
-    if (status.kind === 'ready' && status.seccompFile) process.once('exit', () => rmSync(dirname(status.seccompFile!), { recursive: true, force: true }));
-    probed = status;
+    // The probe's filter file goes to a private temp folder, removed at once: the suites' apps write their own.
+    const stateDir = mkdtempSync(join(tmpdir(), 'atrium-exec-probe-'));
+    try {
+      probed = checkSandbox(execSandboxConfig.resolve(new ExecSandboxVariables(), { port: 0, dataDir: '' }).execSandbox, stateDir);
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   }
   return probed;
 }

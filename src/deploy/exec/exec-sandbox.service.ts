@@ -1,6 +1,6 @@
-import { HttpStatus, Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { chown, lstat, mkdir, realpath, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { HttpStatus, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { chown, lstat, mkdir, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ProblemException } from '../../common/http/problem-details';
 import { namespaceWorkspaces } from '../workspace';
@@ -12,7 +12,7 @@ import { buildSandboxInvocation, Invocation } from './sandbox-invocation';
  * sandbox is off or can't be set up, and then refuses commands with 503 instead of running them unconfined.
  */
 @Injectable()
-export class ExecSandboxService implements OnModuleInit, OnApplicationShutdown {
+export class ExecSandboxService implements OnModuleInit {
   private readonly logger = new Logger('ExecSandbox');
   private current: SandboxStatus = { kind: 'unavailable', reason: 'The sandbox has not been checked yet.', fix: 'Wait for the start-up to finish.' };
 
@@ -20,7 +20,7 @@ export class ExecSandboxService implements OnModuleInit, OnApplicationShutdown {
 
   /** Runs the start-up probe ({@link checkSandbox}) and logs one warning when commands can't be confined. */
   onModuleInit(): void {
-    this.current = checkSandbox(this.config.execSandbox);
+    this.current = checkSandbox(this.config.execSandbox, join(this.config.dataDir, 'tmp'));
     if (this.current.kind === 'off') {
       this.logger.warn('DEPLOY_EXEC_SANDBOX=off: POST /api/exec runs commands WITHOUT the OS sandbox, as the server\'s own user, with its file and network access. Do not give the exec permission to untrusted agents.');
     } else if (this.current.kind === 'unavailable') {
@@ -28,11 +28,6 @@ export class ExecSandboxService implements OnModuleInit, OnApplicationShutdown {
     } else {
       this.logger.log(`Exec sandbox ready (bubblewrap, commands run as uid ${this.current.identity.uid}, network off).`);
     }
-  }
-
-  /** Removes the private folder of the seccomp filter written at start-up. */
-  async onApplicationShutdown(): Promise<void> {
-    if (this.current.kind === 'ready' && this.current.seccompFile) await rm(dirname(this.current.seccompFile), { recursive: true, force: true });
   }
 
   /** The state found at start-up. */

@@ -1,6 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { accessSync, closeSync, constants, lstatSync, mkdtempSync, openSync, readlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecSandboxConfig } from './exec-sandbox.config';
 import { buildSandboxInvocation, ETC_ALLOW_LIST, Invocation, nodeInstallMounts, SandboxIdentity, SYSTEM_PATHS, SystemMount } from './sandbox-invocation';
@@ -79,15 +78,19 @@ export function resolveSandboxIdentity(user: string): SandboxIdentity {
 }
 
 /**
- * Writes this architecture's seccomp filter ({@link seccompProgram}) into a fresh private folder (0700, so nobody can
- * swap it) for bubblewrap to read as fd 3 on every exec.
+ * Writes this architecture's seccomp filter ({@link seccompProgram}) to `<stateDir>/exec-seccomp.bpf` (written aside
+ * and renamed in, mode 0600) for bubblewrap to read as fd 3 on every exec. `stateDir` must be writable only by the
+ * server (the app uses `$DATA_DIR/tmp`, which no sandbox mounts), so nobody can swap the filter.
  * @returns the file, or undefined on an architecture without a filter table
  */
-function writeSeccompFile(): string | undefined {
+function writeSeccompFile(stateDir: string): string | undefined {
   const program = seccompProgram();
   if (!program) return undefined;
-  const file = join(mkdtempSync(join(tmpdir(), 'atrium-exec-seccomp-')), 'filter.bpf');
-  writeFileSync(file, program, { mode: 0o600 });
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const file = join(stateDir, 'exec-seccomp.bpf');
+  const aside = `${file}.${process.pid}.tmp`;
+  writeFileSync(aside, program, { mode: 0o600 });
+  renameSync(aside, file);
   return file;
 }
 
@@ -116,10 +119,11 @@ export function probeInvocation(config: ExecSandboxConfig, ready: Extract<Sandbo
  * Checks once, at start-up, that the sandbox can run (issue 12 item 2: fail closed). Synchronous (a few ms; one
  * `bwrap … true`), so tests can decide at load time whether to skip the sandbox suites.
  * @param config the `execSandbox` slice
+ * @param stateDir a folder only the server can write, for the seccomp filter file (the app: `$DATA_DIR/tmp`)
  * @returns `off` when disabled, `ready` when a probe command ran inside the sandbox as a non-root user with a
  *   read-only system, else `unavailable` with the probe's own reason and {@link SANDBOX_FIX}
  */
-export function checkSandbox(config: ExecSandboxConfig): SandboxStatus {
+export function checkSandbox(config: ExecSandboxConfig, stateDir: string): SandboxStatus {
   if (!config.enabled) return { kind: 'off' };
   for (const binary of [config.bwrapPath, config.prlimitPath]) {
     try {
@@ -136,7 +140,7 @@ export function checkSandbox(config: ExecSandboxConfig): SandboxStatus {
   }
   const system = hostSystemMounts();
   const node = nodeInstallMounts(process.execPath, system);
-  const ready: Extract<SandboxStatus, { kind: 'ready' }> = { kind: 'ready', identity, system, extraReadOnly: node.readOnly, extraPath: node.path, seccompFile: writeSeccompFile() };
+  const ready: Extract<SandboxStatus, { kind: 'ready' }> = { kind: 'ready', identity, system, extraReadOnly: node.readOnly, extraPath: node.path, seccompFile: writeSeccompFile(stateDir) };
   const probe = probeInvocation(config, ready);
   const fd3 = probe.fd3File ? openSync(probe.fd3File, 'r') : 'ignore';
   const result = spawnSync(probe.file, probe.args, { env: probe.env, cwd: '/', timeout: 10_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', fd3] });
