@@ -8,6 +8,8 @@ import { secretKeyConfig } from './common/crypto/secret-key.config';
 import type { AppConfig } from './config/app-config';
 import { type ConfigDeclaration, loadConfiguration } from './config/config-variable';
 import { coreConfig } from './config/core.config';
+import { storageConfig } from './common/storage/storage.config';
+import { clusterConfig } from './common/cluster/cluster.config';
 import { deployConfig } from './deploy/deploy.config';
 import { execSandboxConfig } from './deploy/exec/exec-sandbox.config';
 import { deployNamespacesConfig } from './deploy/namespaces/namespaces.config';
@@ -24,6 +26,8 @@ import { siteServingConfig } from './deploy/sites/sites.config';
  */
 export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   coreConfig,
+  storageConfig,
+  clusterConfig,
   bodyLimitsConfig,
   metricsConfig,
   secretKeyConfig,

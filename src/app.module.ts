@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthGuard } from './common/auth/auth.guard';
+import { ClusterEventsModule } from './common/cluster/cluster-events';
 import { ProblemDetailsFilter } from './common/http/problem-details.filter';
 import { OutboundModule } from './common/outbound/outbound.service';
 import { DigitalStaffTargetPortModule } from './common/ports/digital-staff-target';
@@ -24,7 +25,7 @@ export class AppModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), OutboundModule, DigitalStaffTargetPortModule, MetricsModule, JobsModule.forRoot(databaseUrl), DeployModule, EvaluationModule, ChatModule],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), ClusterEventsModule, OutboundModule, DigitalStaffTargetPortModule, MetricsModule, JobsModule.forRoot(databaseUrl), DeployModule, EvaluationModule, ChatModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

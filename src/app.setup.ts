@@ -11,11 +11,17 @@ import { requestIdFor } from './common/http/request-id';
 import { requestContextMiddleware } from './common/logging/request-context';
 import { httpMetricsMiddleware, metricsRoute } from './common/metrics/metrics-http';
 import { MetricsRegistry } from './common/metrics/metrics.registry';
+import { enrichOpenApiDocument } from './common/openapi/enrich-document';
+import { collectRouteFacts } from './common/openapi/route-facts';
 import { createValidationPipe } from './common/http/validation';
 import type { AppConfig } from './config/app-config';
 import { ConfigurationError } from './config/config-variable';
 import { DEPLOY_AGENT_SCHEME, DEPLOY_OWNER_SCHEME } from './deploy/auth/deploy-auth.strategies';
 import { siteServingMiddleware } from './deploy/sites/site-serving';
+import { DataSource } from 'typeorm';
+import { s3SiteHandler } from './deploy/sites/s3-site-serving';
+import { OBJECT_BUCKET } from './common/storage/storage.module';
+import type { S3Bucket } from './common/storage/s3.storage';
 import { sitesOriginProblem } from './deploy/sites/sites.config';
 import { EVAL_API_KEY_SCHEME, EVAL_SESSION_SCHEME } from './evaluation/auth/evaluation-auth';
 
@@ -46,6 +52,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   addChatSecurityScheme(config, app);
   const document = SwaggerModule.createDocument(app, config);
   applyChatOperationScopes(document);
+  // The document says what the validators, pipes and guards enforce (issue 22 item 2).
+  enrichOpenApiDocument(document, collectRouteFacts(app));
   return document;
 }
 
@@ -86,7 +94,10 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   // in an opaque origin (CSP sandbox), or only on the operator's own sites host (issue 12 item 4).
   const sitesProblem = sitesOriginProblem(config.deploySites.origin, config.deploy.publicUrl);
   if (sitesProblem) throw new ConfigurationError(`Invalid configuration:\n  ${sitesProblem}`);
-  app.use(siteServingMiddleware(config.deploy.sitesDir, { sitesOrigin: config.deploySites.origin }));
+  // STORAGE_DRIVER=s3: sites are streamed from the bucket, each visible while its deployment row exists (issue 20 item 4).
+  const bucket = app.get<S3Bucket | null>(OBJECT_BUCKET, { strict: false });
+  const fileServer = bucket ? s3SiteHandler(bucket, app.get(DataSource)) : undefined;
+  app.use(siteServingMiddleware(config.deploy.sitesDir, { sitesOrigin: config.deploySites.origin, fileServer }));
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https:'] } } }));
   // JSON bodies are read after authentication, with each route's limit and a depth limit (body-parsing.ts).
   const jsonLimits = { defaultBytes: config.httpBodies.defaultJsonLimitBytes, documentBytes: config.jsonBodyLimitBytes, maxDepth: config.httpBodies.maxJsonDepth };

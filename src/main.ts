@@ -9,6 +9,8 @@ import { loadConfig } from './app.config';
 import { ConfigurationError } from './config/app-config';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
 import { describeThrown } from './common/errors/describe-thrown';
+import cluster from 'node:cluster';
+import { runClusterPrimary } from './common/cluster/cluster-primary';
 
 /**
  * Starts Atrium: validates the environment, starts embedded PostgreSQL when DATABASE_URL is unset, builds the
@@ -27,6 +29,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createRootLogger(config.logLevel);
+  // ATRIUM_WORKERS > 1: this process only supervises; forks of this script serve (issue 20 item 7, cluster-primary.ts).
+  if (config.cluster.workers > 1 && cluster.isPrimary) return runClusterPrimary(config, logger);
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres({

@@ -1,6 +1,7 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
 import { GuessLimitsModule } from '../common/auth/guess-limiter';
+import { StorageModule } from '../common/storage/storage.module';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,6 +42,8 @@ export function uploadTempDir(config: AppConfig): string {
   imports: [
     TypeOrmModule.forFeature([AgentTokenEntity, GatewaySecretEntity, DeploymentEntity, AuditEntryEntity, NamespaceEntity, JoinGrantEntity]),
     GuessLimitsModule,
+    // STORAGE_DRIVER=s3 keeps published sites in the bucket (issue 20 item 4).
+    StorageModule,
     MulterModule.registerAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({

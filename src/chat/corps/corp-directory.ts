@@ -4,6 +4,10 @@ import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { WorkChatCorpEntity } from './work-chat-corp.entity';
+import { ClusterEvents } from '../../common/cluster/cluster-events';
+
+/** ClusterEvents topic of a tenant's corps (key: the tenant id). */
+export const CORP_EVENTS = 'chat-corps';
 
 /** A corp's id and name: all a list needs of it (no secrets are kept in memory). */
 export interface CorpName {
@@ -23,9 +27,9 @@ interface TenantCorps {
  * list page is one PostgreSQL statement (issue 5, acceptance 6: a round trip costs more app CPU than the page's
  * index reads). Not for writes: they read the corp in their own transaction.
  *
- * Freshness: {@link WorkChatCorpsService} forgets a tenant on every corp change in this process; a name or id not in
- * the reused set is always looked up again (so a corp created by another process is found at once); a rename or
- * removal by another process shows after at most the TTL.
+ * Freshness: {@link WorkChatCorpsService} forgets a tenant on every corp change, on every instance (LISTEN/NOTIFY,
+ * issue 20 item 5); a name or id not in the reused set is always looked up again (so a new corp is found at once);
+ * only while an instance's listener is down can a rename or removal elsewhere show late there, by at most the TTL.
  */
 @Injectable()
 export class ChatCorpDirectory {
@@ -34,9 +38,11 @@ export class ChatCorpDirectory {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: ClusterEvents,
   ) {
     const ttl = config.chatLists.corpCacheTtlMs;
     if (ttl > 0) this.recent = new LRUCache({ max: 10_000, ttl });
+    events.subscribe(CORP_EVENTS, (tenantId) => this.recent?.delete(tenantId), () => this.recent?.clear());
   }
 
   /** @throws NotFoundException (404) the tenant has no corp of that name */
@@ -59,9 +65,13 @@ export class ChatCorpDirectory {
     return new Map(ids.flatMap((id) => (corps.byId.has(id) ? [[id, corps.byId.get(id)!.corpName] as const] : [])));
   }
 
-  /** Drops the tenant's reused corps: called after every corp change made through this process. */
+  /**
+   * Drops the tenant's reused corps here at once and on every other instance within milliseconds (ClusterEvents):
+   * called after every corp change.
+   */
   forget(tenantId: string): void {
     this.recent?.delete(tenantId);
+    this.events.publishSoon(CORP_EVENTS, tenantId);
   }
 
   private corps(tenantId: string, fresh = false): Promise<TenantCorps> {

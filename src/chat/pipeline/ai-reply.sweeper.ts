@@ -64,6 +64,10 @@ export class AiReplySweeper implements OnApplicationBootstrap, OnModuleDestroy {
     const { staleMs, attempts: maxAttempts } = this.config.chatPipeline;
     let requeued = 0;
     const rows = await this.dataSource.transaction(async (manager) => {
+      // One instance sweeps at a time (issue 20 item 5); the others skip this pass. SKIP LOCKED below already keeps two
+      // sweeps off the same row: the lock saves the duplicate scan and makes a pass's counts its own.
+      const [{ locked }] = (await manager.query(`SELECT pg_try_advisory_xact_lock(hashtext('atrium:chat-ai-reply-sweep')) AS locked`)) as [{ locked: boolean }];
+      if (!locked) return [];
       const stale = await updateReturning<StaleRow>(
         manager,
         `UPDATE chat_ai_reply SET status = 'queued', worker_id = NULL, lease_until = now() + $1::int * interval '1 millisecond', updated_at = now()

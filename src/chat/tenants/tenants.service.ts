@@ -6,6 +6,10 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { tenantSlugProblem } from './tenant-slug';
 import { TenantEntity } from './tenant.entity';
+import { ClusterEvents } from '../../common/cluster/cluster-events';
+
+/** ClusterEvents topic of tenant rows (key: the tenant id). */
+export const TENANT_EVENTS = 'chat-tenant';
 import { CreateTenantRequest, TenantDto, TenantPageQuery, toTenantDto, UpdateTenantRequest } from './tenants.dto';
 
 /** Tenants of the chat wing (issue 5, Tenancy): created by a platform administrator (API or `atrium-chat tenant`). */
@@ -17,9 +21,12 @@ export class TenantsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly events: ClusterEvents,
   ) {
     const ttl = config.chatAuth.tenantCacheTtlMs;
     if (ttl > 0) this.recentLookups = new LRUCache({ max: 10_000, ttl });
+    // A change on any instance drops the entry here too (issue 20 item 5).
+    events.subscribe(TENANT_EVENTS, (id) => this.recentLookups?.delete(id), () => this.recentLookups?.clear());
   }
 
   /**
@@ -38,7 +45,7 @@ export class TenantsService {
       .returning('*')
       .execute();
     if (!inserted.raw.length) throw new ConflictException(`Tenant "${input.id}" already exists.`);
-    this.recentLookups?.delete(input.id);
+    await this.events.publish(TENANT_EVENTS, input.id);
     return toTenantDto(await this.find(input.id));
   }
 
@@ -64,15 +71,18 @@ export class TenantsService {
     const row = await this.find(id);
     if (input.name !== undefined) row.name = input.name.trim();
     if (input.status !== undefined) row.status = input.status;
-    await this.dataSource.getRepository(TenantEntity).save(row);
-    this.recentLookups?.delete(id);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.getRepository(TenantEntity).save(row);
+      await this.events.publish(TENANT_EVENTS, id, manager);
+    });
     return toTenantDto(row);
   }
 
   /**
    * The tenant row, or undefined: what every chat request's auth check reads. Reused for
-   * CHAT_AUTH_TENANT_CACHE_TTL_MS (a primary-key read per request otherwise); this service's own changes drop the
-   * cached entry at once, changes by another process show after at most that long.
+   * CHAT_AUTH_TENANT_CACHE_TTL_MS (a primary-key read per request otherwise). A change through any instance drops the
+   * entry on every instance at commit (ClusterEvents, LISTEN/NOTIFY); only while an instance's listener is down can a
+   * change made elsewhere show late there, by at most that TTL.
    */
   async lookup(id: string): Promise<TenantEntity | undefined> {
     const cached = this.recentLookups?.get(id);

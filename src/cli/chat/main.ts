@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
+import { ClusterEvents } from '../../common/cluster/cluster-events';
 import { HttpException } from '@nestjs/common';
 import { Command, CommanderError, Option } from 'commander';
 import { parseScopeList, TENANT_CLIENT_SCOPES } from '../../chat/auth/chat-scopes';
@@ -197,7 +198,7 @@ export async function run(argv: string[] = process.argv, io: Partial<CliIo> = {}
       throw new UsageError(`cannot open the database: ${describeThrown(error, { stack: false }).replace(/\n\s*/g, ' ')}`);
     }
     try {
-      return await work({ config, tenants: new TenantsService(database.dataSource, config), clients: new OAuthClientsService(database.dataSource) });
+      return await work({ config, tenants: new TenantsService(database.dataSource, config, new ClusterEvents(database.dataSource)), clients: new OAuthClientsService(database.dataSource) });
     } finally {
       await database.close();
     }

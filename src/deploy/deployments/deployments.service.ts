@@ -11,6 +11,9 @@ import { DeployResultDto, DeploymentDto, DeploySiteDto, toDeploymentDto } from '
 import { ArchiveRejectedError, buildSiteDirectoryName, discardStagedSite, promoteStagedSite, stageSiteArchive, withdrawPublishedSite } from './site-publisher';
 import { SITE_LOCK_SQL } from './site-reconciler.rules';
 import { sitesBaseUrl } from '../sites/sites.config';
+import { OBJECT_BUCKET } from '../../common/storage/storage.module';
+import type { S3Bucket } from '../../common/storage/s3.storage';
+import { siteObjectPrefix } from '../sites/s3-site-serving';
 
 /** An uploaded archive as multer saved it. */
 export interface UploadedArchive {
@@ -27,6 +30,7 @@ export class DeploymentsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
+    @Inject(OBJECT_BUCKET) private readonly bucket: S3Bucket | null,
   ) {}
 
   /**
@@ -34,6 +38,9 @@ export class DeploymentsService {
    * writes the deployment row and its audit row and moves the site into place; the commit follows the rename. A kill
    * between the rename and the commit leaves a served folder without a row, which the start-up reconciler
    * (SiteReconciler) removes: the lock keeps it off a site whose row is still about to commit (issue 19 item 5).
+   * With STORAGE_DRIVER=s3 the unpacked files are uploaded under the deploy's own prefix (`sites/<ns>/<dir>/`) before
+   * the transaction, and nothing is renamed: serving reads the row, so the site appears when the row commits; the
+   * prefix is deleted when anything fails (issue 20 item 4).
    * @throws ForbiddenException (403) `contactId` is not the token's namespace
    * @throws PayloadTooLargeException (413) archive over DEPLOY_MAX_ARCHIVE_BYTES
    * @throws BadRequestException (400) hostile, corrupt or empty archive (nothing is left on disk)
@@ -62,6 +69,17 @@ export class DeploymentsService {
       throw error;
     }
     const site = staged;
+    // STORAGE_DRIVER=s3: the files go under the deploy's own prefix first; they are served once the row commits.
+    const prefix = siteObjectPrefix(agent.namespace, directoryName);
+    if (this.bucket) {
+      try {
+        await this.bucket.uploadFolder(staged.staging, prefix);
+      } catch (error) {
+        await discardStagedSite(staged);
+        await this.bucket.deletePrefix(prefix).catch((cleanup: Error) => this.logger.warn(`Could not remove ${prefix}: ${cleanup.message}`));
+        throw error;
+      }
+    }
     try {
       const deployment = await this.dataSource.transaction(async (manager) => {
         await manager.query(SITE_LOCK_SQL, [directoryName]);
@@ -76,13 +94,15 @@ export class DeploymentsService {
         });
         await manager.save(row);
         await this.audit.record(caller, { action: 'deploy', outcome: 'allowed', status: 201, target: `${row.id} ${directoryName}` }, manager);
-        await promoteStagedSite(staged);
+        if (!this.bucket) await promoteStagedSite(staged);
         return row;
       });
+      if (this.bucket) await discardStagedSite(staged);
       const elapsedSeconds = Math.round(performance.now() - started) / 1000;
       return { ...toDeploymentDto(deployment, sitesBaseUrl(this.config)), elapsedSeconds };
     } catch (error) {
       await discardStagedSite(staged);
+      if (this.bucket) await this.bucket.deletePrefix(prefix).catch((cleanup: Error) => this.logger.warn(`Could not remove ${prefix}: ${cleanup.message}`));
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new ConflictException('A site with this directory name exists; deploy again.');
       throw error;
     }
@@ -115,8 +135,14 @@ export class DeploymentsService {
       if (!deployment) throw new NotFoundException(`No deployment ${id} in namespace ${agent.namespace}.`);
       await manager.delete(DeploymentEntity, { id });
       await this.audit.record(caller, { action: 'delete', outcome: 'allowed', status: 204, target: `${id} ${deployment.directoryName}` }, manager);
+      if (this.bucket) return siteObjectPrefix(deployment.namespace, deployment.directoryName);
       return withdrawPublishedSite({ sitesRoot: this.config.deploy.sitesDir, namespace: deployment.namespace, directoryName: deployment.directoryName });
     });
+    // On S3 the row's delete already hid the site (serving reads the row); its objects go after the commit.
+    if (this.bucket && withdrawn) {
+      await this.bucket.deletePrefix(withdrawn).catch((error: Error) => this.logger.warn(`Could not remove ${withdrawn}: ${error.message}`));
+      return;
+    }
     if (withdrawn) await rm(withdrawn, { recursive: true, force: true }).catch((error: Error) => this.logger.warn(`Could not remove ${withdrawn}: ${error.message}`));
   }
 }

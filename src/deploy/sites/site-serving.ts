@@ -22,6 +22,11 @@ function setSiteHeaders(response: Response): void {
 export interface SiteServingOptions {
   /** DEPLOY_SITES_ORIGIN: when set, sites are served only to requests for this origin's host. */
   sitesOrigin?: string;
+  /**
+   * Serves the files instead of express.static on `sitesRoot` (STORAGE_DRIVER=s3: s3SiteHandler, issue 20 item 4);
+   * it gets site paths only, with the site headers already set, and calls `next()` for a missing file.
+   */
+  fileServer?: RequestHandler;
 }
 
 /**
@@ -36,7 +41,7 @@ export interface SiteServingOptions {
  * @param sitesRoot absolute sites directory (DEPLOY_SITES_DIR)
  */
 export function siteServingMiddleware(sitesRoot: string, options: SiteServingOptions = {}): RequestHandler {
-  const serve = express.static(sitesRoot, {
+  const serve = options.fileServer ?? express.static(sitesRoot, {
     dotfiles: 'ignore',
     index: ['index.html'],
     etag: true,

@@ -60,6 +60,10 @@ export class AnalysisSweeper implements OnApplicationBootstrap, OnModuleDestroy 
     const { staleMs, maxRuns } = this.config.evaluation.analysis;
     let resumed = 0;
     const rows = await this.dataSource.transaction(async (manager) => {
+      // One instance sweeps at a time (issue 20 item 5); the others skip this pass. SKIP LOCKED below already keeps two
+      // sweeps off the same row: the lock saves the duplicate scan and makes a pass's counts its own.
+      const [{ locked }] = (await manager.query(`SELECT pg_try_advisory_xact_lock(hashtext('atrium:eval-analysis-sweep')) AS locked`)) as [{ locked: boolean }];
+      if (!locked) return [];
       const [stale] = (await manager.query(
         `UPDATE eval_campaign_analysis SET worker_id = NULL, heartbeat_at = now(), updated_at = now()
           WHERE id IN (
