@@ -8,6 +8,7 @@ import { secretKeyConfig } from './common/crypto/secret-key.config';
 import type { AppConfig } from './config/app-config';
 import { type ConfigDeclaration, loadConfiguration } from './config/config-variable';
 import { coreConfig } from './config/core.config';
+import { databaseConfig } from './database/database.config';
 import { storageConfig } from './common/storage/storage.config';
 import { clusterConfig } from './common/cluster/cluster.config';
 import { deployConfig } from './deploy/deploy.config';
@@ -26,6 +27,7 @@ import { siteServingConfig } from './deploy/sites/sites.config';
  */
 export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   coreConfig,
+  databaseConfig,
   storageConfig,
   clusterConfig,
   bodyLimitsConfig,

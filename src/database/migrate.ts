@@ -1,27 +1,29 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
 import { loadConfig } from '../app.config';
-import { buildDataSourceOptions } from './data-source-options';
-import { startEmbeddedPostgres } from './embedded-postgres';
+import { migrateUnderLock } from './migration-lock';
 import { describeThrown } from '../common/errors/describe-thrown';
+import type * as EmbeddedPostgresModule from './embedded-postgres';
+
+/** Loads src/database/embedded-postgres.ts when first needed (the package it wraps hooks process signals when loaded). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadEmbeddedPostgres = () => require('./embedded-postgres') as typeof EmbeddedPostgresModule;
 
 /**
  * `npm run migration:run`: applies pending migrations to DATABASE_URL (or the embedded database) and exits.
- * The app does the same at every start; this is for deploy pipelines that migrate before rolling out.
+ * The app does the same at every start; this is for deploy pipelines that migrate before rolling out. Both take the
+ * same advisory lock (migration-lock.ts), so this may run while instances start. The embedded-postgres package is
+ * loaded only when DATABASE_URL is unset (it hooks process signals when imported).
  */
 async function migrate(): Promise<void> {
   const config = loadConfig(process.env);
   const embedded = config.databaseUrl
     ? undefined
-    : await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres'), port: config.embeddedPostgresPort });
-  const dataSource = new DataSource({ ...buildDataSourceOptions(config.databaseUrl ?? embedded!.url), migrationsRun: false });
+    : await loadEmbeddedPostgres().startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres'), port: config.embeddedPostgresPort });
   try {
-    await dataSource.initialize();
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    const applied = await migrateUnderLock(config.databaseUrl ?? embedded!.url, config.database);
     process.stdout.write(`Applied ${applied.length} migration(s)${applied.length ? ': ' + applied.map((m) => m.name).join(', ') : ''}\n`);
   } finally {
-    await dataSource.destroy();
     await embedded?.stop();
   }
 }

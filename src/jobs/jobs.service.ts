@@ -8,7 +8,7 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import PgBoss from 'pg-boss';
 import type { EntityManager } from 'typeorm';
 import { JobConfigurationError, JobDefinition } from './job-definition';
@@ -16,6 +16,16 @@ import { JOB_HANDLER_METADATA, JobHandlerMetadata, ResolvedJobHandlerOptions } f
 import { checkJobHandlers, DeclaredJobs } from './job-registry';
 import { JobMetrics } from './job-metrics';
 import { JOBS_OPTIONS, ResolvedJobsOptions } from './jobs.options';
+import { settlingSql } from './settling-sql';
+import { pgClientOptions } from '../database/database.config';
+import { GuardedPool } from '../database/guarded-pg';
+
+/** pg-boss's SQL builders (no typings): the statements that record a job's end, to recognise them. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const pgBossPlans = require('pg-boss/src/plans') as { completeJobs(schema: string): string; failJobsById(schema: string): string };
+
+/** Milliseconds during which a repeated pg-boss error (e.g. every poll while the database is down) is logged once. */
+const ERROR_LOG_QUIET_MS = 10_000;
 
 /** Options of {@link JobsService.enqueue}. */
 export interface EnqueueOptions {
@@ -63,6 +73,8 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
   private pool?: Pool;
   private boss?: PgBoss;
   private workersStarted = false;
+  /** Error messages logged recently, with when (see logQuietly). */
+  private readonly recentErrors = new Map<string, number>();
 
   constructor(
     @Inject(JOBS_OPTIONS) private readonly options: ResolvedJobsOptions,
@@ -83,14 +95,24 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     checkJobHandlers(handlers, declared);
     for (const handler of handlers) this.handlers.set(handler.name, handler);
 
-    // Our own pool (not pg-boss's) so enqueueing keeps working after the workers stop, until the app closes.
-    const pool = new Pool({ connectionString: this.options.databaseUrl, application_name: 'atrium-jobs', max: 10 });
-    pool.on('error', (error) => this.logger.error(`Job database connection failed: ${error.message}`, error.stack));
+    // Our own pool (not pg-boss's) so enqueueing keeps working after the workers stop, until the app closes; sized
+    // and timed by DATABASE_JOBS_POOL_MAX and the connect/statement timeouts (issue 20 item 1).
+    const { database } = this.options;
+    const pool: Pool = new GuardedPool({ connectionString: this.options.databaseUrl, application_name: 'atrium-jobs', max: database.jobsPoolMax, ...pgClientOptions(database) });
+    // An idle connection that breaks (database stopped) is dropped by pg-pool; the process goes on.
+    pool.on('error', (error) => this.logQuietly(`Job database connection failed: ${error.message}`));
+    const settles = new Set([pgBossPlans.completeJobs(this.options.schema), pgBossPlans.failJobsById(this.options.schema)]);
     const boss = new PgBoss({
       db: {
-        // Like pg-boss's own pool: once closed, answer nothing instead of rejecting, because pg-boss completes
-        // or fails an attempt that outlived shutdown without awaiting it (an unhandled rejection otherwise).
-        executeSql: async (text, values) => (pool.ending ? (undefined as never) : pool.query(text, values)),
+        // pg-boss completes or fails an attempt without awaiting it: those statements must never reject (an unhandled
+        // rejection ended the process when the database went away) and are retried while it is unreachable. Once
+        // the pool is closed, nothing is sent, like pg-boss's own pool.
+        executeSql: settlingSql((text, values) => pool.query(text, values), {
+          isSettle: (text) => settles.has(text),
+          retryMs: this.options.settleRetryMs,
+          closed: () => pool.ending,
+          warn: (message) => this.logger.warn(message),
+        }),
       },
       schema: this.options.schema,
       // Cron schedules and the clock-skew monitor are not used.
@@ -101,7 +123,8 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
       pollingIntervalSeconds: this.options.pollingIntervalSeconds,
     });
     // pg-boss emits worker and maintenance failures as 'error'; an EventEmitter without a listener would crash.
-    boss.on('error', (error) => this.logger.error(`pg-boss: ${error.message}`, error.stack));
+    // While the database is down every poll fails: the same message is logged once per ERROR_LOG_QUIET_MS.
+    boss.on('error', (error) => this.logQuietly(`pg-boss: ${error.message}`, error.stack));
     try {
       await boss.start();
       for (const { name, options } of this.handlers.values()) await this.ensureQueue(boss, name, options);
@@ -144,6 +167,15 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     this.workersStarted = true;
     const summary = [...this.handlers.values()].map((h) => `${h.name}×${h.options.concurrency}`).join(', ');
     this.logger.log(`Job workers started: ${summary || 'no handlers'}`);
+  }
+
+  /**
+   * The workers' state, for the readiness probe (issue 15 item 3): `started`; `off` when this instance runs no
+   * workers (runWorkers false, knowingly); `stopped` before start-up finished or while shutting down.
+   */
+  workerState(): 'started' | 'off' | 'stopped' {
+    if (!this.options.runWorkers) return 'off';
+    return this.workersStarted ? 'started' : 'stopped';
   }
 
   /**
@@ -210,6 +242,15 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     if (!manager) this.notify(job);
     this.logger.debug(id ? `Enqueued job ${job.name} ${id}` : `Job ${job.name} with key ${singletonKey} is already queued`);
     return id;
+  }
+
+  /** Logs `message` as an error unless the same one was logged in the last ERROR_LOG_QUIET_MS (ms). */
+  private logQuietly(message: string, stack?: string): void {
+    const now = Date.now();
+    for (const [logged, at] of this.recentErrors) if (now - at > ERROR_LOG_QUIET_MS) this.recentErrors.delete(logged);
+    if (this.recentErrors.has(message)) return;
+    this.recentErrors.set(message, now);
+    this.logger.error(message, stack);
   }
 
   /** Every `@JobHandler` method on singleton providers, and every name declared with `forFeature`. */

@@ -33,6 +33,16 @@ describe('classifyDatabaseError', () => {
     expect(classifyDatabaseError(new Error('Connection terminated unexpectedly'))).toMatchObject({ status: 503 });
   });
 
+  it('answers 503 for the shapes a stopped or frozen database throws (issue 20 item 1)', () => {
+    expect(classifyDatabaseError(queryFailed({ message: 'Query read timeout' }))).toMatchObject({ status: 503, retryAfterSeconds: 5 });
+    expect(classifyDatabaseError(new Error('Connection terminated due to connection timeout'))).toMatchObject({ status: 503 });
+    expect(classifyDatabaseError(new Error('Client was closed and is not queryable'))).toMatchObject({ status: 503 });
+    expect(classifyDatabaseError(new Error('the database system is shutting down'))).toMatchObject({ status: 503 });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect(classifyDatabaseError(new AggregateError([refused, refused]))).toMatchObject({ status: 503 });
+    expect(classifyDatabaseError(new AggregateError([new TypeError('x')]))).toBeUndefined();
+  });
+
   it('leaves server-side bugs and other errors alone (they are 500s)', () => {
     expect(classifyDatabaseError(queryFailed({ code: '42703' }))).toBeUndefined();
     expect(classifyDatabaseError(new TypeError('x is undefined'))).toBeUndefined();

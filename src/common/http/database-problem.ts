@@ -28,8 +28,12 @@ const CLIENT_VALUE_STATES: Record<string, string> = {
 /** Node socket errors that mean the database can't be reached right now. */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/** Messages of pg / pg-pool / TypeORM when the connection is gone or none can be had in time. */
-const UNAVAILABLE_MESSAGE = /connection terminated|timeout exceeded when trying to connect|connection (?:is )?(?:closed|ended)|cannot use a pool after calling end|client has encountered a connection error|driver not connected|Connection terminated unexpectedly/i;
+/**
+ * Messages of pg / pg-pool / TypeORM when the connection is gone or none can be had in time, including the client-side
+ * `query_timeout` ("Query read timeout") that fires when the server is frozen (issue 20 item 1).
+ */
+const UNAVAILABLE_MESSAGE =
+  /connection terminated|timeout exceeded when trying to connect|connection (?:is )?(?:closed|ended)|cannot use a pool after calling end|client has encountered a connection error|driver not connected|Connection terminated unexpectedly|query read timeout|client was closed and is not queryable|connection timeout|the database system is (?:shutting down|starting up|in recovery mode)/i;
 
 /**
  * Classifies an error thrown by PostgreSQL, pg or TypeORM by SQLSTATE (issue 22, item 1):
@@ -41,6 +45,9 @@ const UNAVAILABLE_MESSAGE = /connection terminated|timeout exceeded when trying 
  */
 export function classifyDatabaseError(error: unknown): DatabaseProblem | undefined {
   if (!error || typeof error !== 'object') return undefined;
+  // Node's happy-eyeballs connect rejects with an AggregateError of one error per address tried.
+  const parts = (error as { errors?: unknown }).errors;
+  if (Array.isArray(parts) && parts.length > 0 && !(error as { code?: unknown }).code) return classifyDatabaseError(parts[0]);
   const driver = ((error as { driverError?: unknown }).driverError ?? error) as { code?: unknown; column?: unknown; constraint?: unknown; message?: unknown };
   const code = typeof driver.code === 'string' ? driver.code : undefined;
   const field = typeof driver.column === 'string' ? driver.column : undefined;
