@@ -2,6 +2,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 import { ConfigVariable, declareConfig, toList, typedSlice } from '../config/config-variable';
 import { CHAT_PLATFORM_MODES, type ChatPlatformMode } from './platform/chat-platform.port';
+import { compileTrustedProxies } from './auth/token-request-rules';
 
 /** Signing algorithms the chat wing may accept on OAuth2 access tokens: asymmetric only (never `none` or HS*). */
 export const CHAT_OAUTH_ALGORITHM_CHOICES = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
@@ -106,6 +107,15 @@ export class ChatVariables {
   @ConfigVariable({ group: AUTH, description: 'external issuer: timeout of the discovery and JWKS requests', unit: 'ms' })
   @IsOptional() @Type(() => Number) @IsInt() @Min(100)
   CHAT_OAUTH_HTTP_TIMEOUT_MS: number = 5000;
+
+  @ConfigVariable({
+    group: AUTH,
+    description: 'built-in server: peers (IP addresses, CIDR ranges, `loopback`) whose `X-Forwarded-*`/`Forwarded` headers the authorization server believes; from any other peer they are dropped. Its endpoints are always built from `CHAT_PUBLIC_URL`',
+    unit: 'list',
+    defaultText: 'none',
+  })
+  @IsOptional() @Transform(toList) @IsString({ each: true })
+  CHAT_OAUTH_TRUSTED_PROXIES: string[] = [];
 
   @ConfigVariable({
     group: PLATFORM,
@@ -457,6 +467,15 @@ export class ChatVariables {
   CHAT_MCP_MAX_TAGS: number = 20;
 
   @ConfigVariable({
+    group: MCP,
+    description: 'origins (`https://app.example`) whose browser pages may call the MCP endpoint; a request with another `Origin` gets 403, one without `Origin` (a non-browser client) is served',
+    unit: 'list',
+    defaultText: 'none',
+  })
+  @IsOptional() @Transform(toList) @Matches(/^https?:\/\/[^/\s]+$/, { each: true, message: 'each of CHAT_MCP_ALLOWED_ORIGINS must be an origin such as https://app.example (scheme, host, optional port; no path)' })
+  CHAT_MCP_ALLOWED_ORIGINS: string[] = [];
+
+  @ConfigVariable({
     group: MODEL,
     description: 'the chat wing\'s default model: OpenAI-compatible base URL (unset: optimize answers 400)',
     unit: 'url',
@@ -579,6 +598,11 @@ function checkChat(vars: ChatVariables): string[] {
   else if (!vars.CHAT_OAUTH_ISSUER && !vars.CHAT_OAUTH_ALGORITHMS.includes('ES256')) {
     problems.push('CHAT_OAUTH_ALGORITHMS: must include ES256, which the built-in authorization server signs with (CHAT_OAUTH_ISSUER is unset)');
   }
+  try {
+    compileTrustedProxies(vars.CHAT_OAUTH_TRUSTED_PROXIES);
+  } catch (error) {
+    problems.push(`CHAT_OAUTH_TRUSTED_PROXIES: ${(error as Error).message}`);
+  }
   if (!vars.CHAT_OAUTH_ISSUER && (vars.CHAT_OAUTH_JWKS_URL || vars.CHAT_OAUTH_TOKEN_URL)) {
     problems.push('CHAT_OAUTH_JWKS_URL, CHAT_OAUTH_TOKEN_URL: only apply with an external issuer (set CHAT_OAUTH_ISSUER)');
   }
@@ -608,6 +632,8 @@ export interface ChatAuthConfig {
   tokenCacheMaxEntries: number;
   /** How long a tenant's status is reused by the auth check, ms (0: read every time). */
   tenantCacheTtlMs: number;
+  /** Built-in server: peers whose forwarded headers are believed (IPs, CIDRs, `loopback`); empty: none. */
+  trustedProxies: string[];
 }
 
 /** The chat platform port (src/chat/platform): adapter, HTTP adapter limits (ms) and simulator settings. */
@@ -655,6 +681,7 @@ export const chatConfig = declareConfig({
       httpTimeoutMs: vars.CHAT_OAUTH_HTTP_TIMEOUT_MS,
       tokenCacheMaxEntries: vars.CHAT_AUTH_TOKEN_CACHE_MAX_ENTRIES,
       tenantCacheTtlMs: vars.CHAT_AUTH_TENANT_CACHE_TTL_MS,
+      trustedProxies: vars.CHAT_OAUTH_TRUSTED_PROXIES,
     }),
     /** Chat lists (src/chat/common/list-pager.ts, src/chat/corps/corp-directory.ts): reuse of big totals and corp names, ms and rows. */
     chatLists: { countCacheTtlMs: vars.CHAT_LIST_COUNT_CACHE_TTL_MS, countCacheMinRows: vars.CHAT_LIST_COUNT_CACHE_MIN_ROWS, corpCacheTtlMs: vars.CHAT_LIST_CORP_CACHE_TTL_MS },
@@ -735,8 +762,8 @@ export const chatConfig = declareConfig({
       maxBytes: { image: vars.CHAT_MESSAGE_MAX_IMAGE_BYTES, video: vars.CHAT_MESSAGE_MAX_VIDEO_BYTES, file: vars.CHAT_MESSAGE_MAX_FILE_BYTES, emotion: vars.CHAT_MESSAGE_MAX_EMOTION_BYTES },
       maxTextChars: vars.CHAT_MESSAGE_MAX_TEXT_CHARS,
     },
-    /** Tool-style endpoints and MCP tools (src/chat/mcp): most tags of one tag request (count). */
-    chatMcp: { maxTags: vars.CHAT_MCP_MAX_TAGS },
+    /** Tool-style endpoints and MCP tools (src/chat/mcp): most tags of one tag request (count), browser origins allowed at the MCP endpoint. */
+    chatMcp: { maxTags: vars.CHAT_MCP_MAX_TAGS, allowedOrigins: vars.CHAT_MCP_ALLOWED_ORIGINS },
     chatLlm: typedSlice<ChatLlmConfig>({ baseUrl: vars.CHAT_LLM_BASE_URL, model: vars.CHAT_LLM_MODEL, apiKey: vars.CHAT_LLM_API_KEY, timeoutMs: vars.CHAT_LLM_TIMEOUT_MS }),
     /** AI replies (src/chat/ai-reply): history (messages, chars), scripts (count, chars), tool rounds, tool result size (chars). */
     chatAiReply: {

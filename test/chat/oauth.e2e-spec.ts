@@ -305,12 +305,13 @@ describe('built-in authorization server: client-credentials grant', () => {
 
   it('publishes discovery and a JWKS with the one ES256 key kept 0600 under DATA_DIR', async () => {
     const discovery = (await http().get('/oauth/.well-known/openid-configuration').expect(200)).body;
+    // Every URL from CHAT_PUBLIC_URL (issue 22 item 5), not from the Host the request came in on.
     expect(discovery).toMatchObject({
       issuer: `${testApp.config.chatAuth.publicUrl}/oauth`,
-      token_endpoint: `${testApp.baseUrl}/oauth/token`,
-      jwks_uri: `${testApp.baseUrl}/oauth/jwks`,
+      token_endpoint: `${testApp.config.chatAuth.publicUrl}/oauth/token`,
+      jwks_uri: `${testApp.config.chatAuth.publicUrl}/oauth/jwks`,
       grant_types_supported: ['client_credentials'],
-      scopes_supported: expect.arrayContaining(['chat:read', 'chat:write', 'platform:admin']),
+      scopes_supported: ['chat:read', 'chat:write', 'platform:admin'],
     });
     const jwks = (await http().get('/oauth/jwks').expect(200)).body;
     const key = JSON.parse(readFileSync(signingKeyFile(testApp.dataDir), 'utf8')) as JWK;
@@ -343,8 +344,9 @@ describe('built-in authorization server: client-credentials grant', () => {
     expect((await token(['atc_000000000000000000000000', client.clientSecret], { grant_type: 'client_credentials' }).expect(401)).body).toMatchObject({ error: 'invalid_client' });
     expect((await token([client.clientId, client.clientSecret], { grant_type: 'password', username: 'u', password: 'p' }).expect(400)).body.error).toMatch(/unsupported_grant_type|invalid_request/);
     expect((await token([client.clientId, client.clientSecret], { grant_type: 'client_credentials', resource: 'https://elsewhere.example/api' }).expect(400)).body).toMatchObject({ error: 'invalid_target' });
-    // The secret in the form body is not this client's authentication method.
-    await http().post('/oauth/token').type('form').send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }).expect(401);
+    // client_secret_post (issue 22 item 5) holds a form-posted secret to the same check as Basic.
+    await http().post('/oauth/token').type('form').send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: 'wrong-secret' }).expect(401);
+    await http().post('/oauth/token').type('form').send({ grant_type: 'client_credentials', client_id: client.clientId }).expect(401);
   });
 
   it('answers Swagger UI\'s same-origin token request and refuses other origins', async () => {

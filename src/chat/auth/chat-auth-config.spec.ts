@@ -16,7 +16,18 @@ describe('chat OAuth2 configuration (CHAT_OAUTH_*, validated at start-up)', () =
       httpTimeoutMs: 5000,
       tokenCacheMaxEntries: 1000,
       tenantCacheTtlMs: 5000,
+      trustedProxies: [],
     });
+  });
+
+  it('takes trusted proxies as IP addresses, CIDR ranges or loopback, and names any other entry', () => {
+    expect(loadConfig({ CHAT_OAUTH_TRUSTED_PROXIES: '10.0.0.0/8, ::1,loopback' }).chatAuth.trustedProxies).toEqual(['10.0.0.0/8', '::1', 'loopback']);
+    expect(() => loadConfig({ CHAT_OAUTH_TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' })).toThrow('CHAT_OAUTH_TRUSTED_PROXIES: not an IP address, CIDR range or "loopback": proxy.internal');
+  });
+
+  it('takes MCP browser origins as scheme://host[:port] only', () => {
+    expect(loadConfig({ CHAT_MCP_ALLOWED_ORIGINS: 'https://app.example,http://localhost:6274' }).chatMcp.allowedOrigins).toEqual(['https://app.example', 'http://localhost:6274']);
+    expect(() => loadConfig({ CHAT_MCP_ALLOWED_ORIGINS: 'https://app.example/path' })).toThrow(/CHAT_MCP_ALLOWED_ORIGINS: each of CHAT_MCP_ALLOWED_ORIGINS must be an origin/);
   });
 
   it('reads an external issuer set-up', () => {

@@ -12,7 +12,7 @@ import { ChatAuthorizationServer } from './authorization-server';
 import { PLATFORM_ADMIN_SCOPE, scopeForMethod } from './chat-scopes';
 import { CHAT_OAUTH_SETTINGS, ChatOAuthSettings } from './chat-oauth.settings';
 import type { ChatPrincipal } from './chat-principal';
-import { ChatTokenRejected, verifyChatAccessToken, VerifiedChatToken } from './chat-token-verifier';
+import { acceptedAudiences, audienceAccepted, ChatTokenRejected, verifyChatAccessToken, VerifiedChatToken, wrongAudienceMessage } from './chat-token-verifier';
 
 /** How a chat route finds its tenant (the `permission` of its {@link AuthRequirement}). */
 export const CHAT_ACCESS = {
@@ -36,7 +36,10 @@ export const TENANT_PATH_PARAM = 'tenant';
  * - tenant from token: the claim must name exactly one tenant (403 with the reason), which must exist and be active
  *   (403).
  * 401 for a missing, malformed, expired, foreign-issuer, wrong-audience or badly signed token (with
- * `WWW-Authenticate: Bearer`, RFC 6750); 503 when an external issuer's keys cannot be fetched.
+ * `WWW-Authenticate: Bearer`, RFC 6750); a 403 for a missing scope carries `WWW-Authenticate: Bearer
+ * error="insufficient_scope", scope="…"` (RFC 6750 §3.1, issue 22 item 5) so a client can ask for it; 503 when an
+ * external issuer's keys cannot be fetched. Tokens must carry CHAT_OAUTH_AUDIENCE; a route may accept other
+ * audiences too (the MCP endpoint: its own RFC 8707 resource).
  * A verified token is remembered until it expires (at most CHAT_AUTH_TOKEN_CACHE_MAX_ENTRIES, least recently used
  * dropped first), so its signature is checked once per process; the tenant's status comes from TenantsService.lookup
  * (cached for CHAT_AUTH_TENANT_CACHE_TTL_MS).
@@ -75,23 +78,24 @@ export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal>
 
   /**
    * {@link authenticate} with the scope a tenant route needs decided by the caller instead of by the HTTP method (the
-   * MCP endpoint: every message is a POST, its door needs `chat:read`), and the 403 for a token without it worded by
-   * the caller.
+   * MCP endpoint: every message is a POST, its door needs `chat:read`), the 403 for a token without it worded by
+   * the caller, and audiences the route accepts besides CHAT_OAUTH_AUDIENCE (`extraAudiences`).
    */
-  async authenticateWithScope(request: Request, requirement: AuthRequirement, scope: string, missingScopeMessage: string): Promise<ChatPrincipal> {
-    const token = await this.verify(request);
+  async authenticateWithScope(request: Request, requirement: AuthRequirement, scope: string, missingScopeMessage: string, extraAudiences: readonly string[] = []): Promise<ChatPrincipal> {
+    const token = await this.verify(request, extraAudiences);
     const principal: ChatPrincipal = { kind: 'chat-token', subject: token.subject, clientId: token.clientId, scopes: token.scopes, tenants: token.tenants };
     if (requirement.permission === CHAT_ACCESS.platformAdmin) {
-      if (!token.scopes.includes(PLATFORM_ADMIN_SCOPE)) throw new ForbiddenException(`This operation needs the ${PLATFORM_ADMIN_SCOPE} scope, which the token lacks.`);
+      if (!token.scopes.includes(PLATFORM_ADMIN_SCOPE)) throw insufficientScope(request, PLATFORM_ADMIN_SCOPE, `This operation needs the ${PLATFORM_ADMIN_SCOPE} scope, which the token lacks.`);
       return principal;
     }
-    if (!token.scopes.includes(scope)) throw new ForbiddenException(missingScopeMessage);
+    if (!token.scopes.includes(scope)) throw insufficientScope(request, scope, missingScopeMessage);
     principal.tenantId =
       requirement.permission === CHAT_ACCESS.tenantFromToken ? await this.tenantFromToken(token) : await this.tenantFromPath(request, token);
     return principal;
   }
 
-  private async verify(request: Request): Promise<VerifiedChatToken> {
+  private async verify(request: Request, extraAudiences: readonly string[]): Promise<VerifiedChatToken> {
+    const policy = { ...this.settings, extraAudiences };
     const challenge = (error?: string) =>
       request.res?.setHeader('WWW-Authenticate', `Bearer realm="atrium-chat"${error ? `, error="${error}"` : ''}`);
     const credential = bearerCredential(request);
@@ -102,11 +106,16 @@ export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal>
     // A JWT cannot change, so a verified one stays valid until it expires: its signature is checked once.
     const remembered = this.verifiedTokens?.get(credential);
     if (remembered) {
-      if (remembered.expiresAt.getTime() + this.settings.clockToleranceS * 1000 > Date.now()) return remembered;
+      if (remembered.expiresAt.getTime() + this.settings.clockToleranceS * 1000 > Date.now()) {
+        // It may have been verified for a route accepting other audiences (an MCP-resource token at the MCP endpoint).
+        if (audienceAccepted(remembered, acceptedAudiences(policy))) return remembered;
+        challenge('invalid_token');
+        throw new UnauthorizedException(wrongAudienceMessage(policy));
+      }
       this.verifiedTokens!.delete(credential);
     }
     try {
-      const verified = await verifyChatAccessToken(credential, this.keys, this.settings);
+      const verified = await verifyChatAccessToken(credential, this.keys, policy);
       this.verifiedTokens?.set(credential, verified);
       return verified;
     } catch (error) {
@@ -118,6 +127,11 @@ export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal>
       challenge('invalid_token');
       throw new UnauthorizedException(error.message);
     }
+  }
+
+  /** The header of a 403 for a missing scope (RFC 6750 §3.1); the MCP door appends its resource_metadata. */
+  static insufficientScopeChallenge(scope: string): string {
+    return `Bearer realm="atrium-chat", error="insufficient_scope", scope="${scope}"`;
   }
 
   private async tenantFromPath(request: Request, token: VerifiedChatToken): Promise<string> {
@@ -146,4 +160,10 @@ export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal>
     if (tenant.status !== 'active') throw new ForbiddenException(`Tenant "${tenantId}" is disabled.`);
     return tenantId;
   }
+}
+
+/** A 403 for a token without `scope`, with its `WWW-Authenticate` challenge set on the response. */
+function insufficientScope(request: Request, scope: string, message: string): ForbiddenException {
+  request.res?.setHeader('WWW-Authenticate', ChatCredentialStrategy.insufficientScopeChallenge(scope));
+  return new ForbiddenException(message);
 }

@@ -13,6 +13,7 @@ const base: AppConfig['chatAuth'] = {
   httpTimeoutMs: 2000,
   tokenCacheMaxEntries: 0,
   tenantCacheTtlMs: 0,
+  trustedProxies: [],
 };
 
 describe('chat OAuth2 settings (issue 5: built-in issuer by default, external issuer by discovery)', () => {

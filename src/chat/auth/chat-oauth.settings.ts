@@ -26,8 +26,12 @@ export interface ChatOAuthSettings {
   tokenUrl: string;
   /** External issuer only: its JWKS (tokens are verified against it). */
   jwksUrl?: string;
-  /** Built-in only: the resource indicator (RFC 8707) clients may send; omitted, it is assumed. */
+  /** CHAT_PUBLIC_URL without a trailing slash: every URL the built-in server publishes is built from it. */
+  publicUrl: string;
+  /** Built-in only: the API root's resource indicator (RFC 8707), assumed when a client sends none. */
   resourceIndicator: string;
+  /** Built-in only: CHAT_OAUTH_TRUSTED_PROXIES (peers whose forwarded headers are believed). */
+  trustedProxies: string[];
   /** Built-in only: lifetime of issued tokens, seconds. */
   tokenTtlS: number;
   /** Timeout of discovery and JWKS requests, ms. */
@@ -55,7 +59,9 @@ export async function resolveChatOAuthSettings(config: AppConfig['chatAuth'], fe
     algorithms: config.algorithms,
     clockToleranceS: config.clockToleranceS,
     tenantClaim: config.tenantClaim,
+    publicUrl: config.publicUrl,
     resourceIndicator: `${config.publicUrl}/api`,
+    trustedProxies: config.trustedProxies,
     tokenTtlS: config.tokenTtlS,
     httpTimeoutMs: config.httpTimeoutMs,
   };

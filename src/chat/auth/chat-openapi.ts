@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OpenAPIObject, SwaggerCustomOptions } from '@nestjs/swagger';
 import { ChatAuthorizationServer } from './authorization-server';
 import { CHAT_ACCESS, ChatCredentialStrategy } from './chat-auth.strategy';
@@ -57,10 +58,18 @@ export function applyChatOperationScopes(document: OpenAPIObject): void {
 }
 
 /**
- * Mounts the built-in authorization server at `/oauth` (no-op with an external issuer). Call it before the JSON
- * and form body parsers: oidc-provider reads its own request bodies.
+ * Mounts the built-in authorization server at `/oauth` and its RFC 8414 metadata at
+ * `/.well-known/oauth-authorization-server/oauth` (no-op with an external issuer). Call it before the JSON and form
+ * body parsers: oidc-provider reads its own request bodies.
  */
 export function mountChatAuthorizationServer(app: INestApplication): void {
   const server = app.get(ChatAuthorizationServer, { strict: false });
   if (server.handler) app.use(CHAT_OAUTH_MOUNT_PATH, server.handler);
+  const { metadataHandler, metadataPath } = server;
+  if (metadataHandler && metadataPath) {
+    // Exactly that path (app.use would also match everything below it).
+    app.use(metadataPath, (request: IncomingMessage & { url?: string }, response: ServerResponse, next: () => void) =>
+      request.url === '/' || request.url === '' || request.url?.startsWith('/?') ? metadataHandler(request, response) : next(),
+    );
+  }
 }

@@ -1,7 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 import { calculateJwkThumbprint, createLocalJWKSet, createRemoteJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTVerifyGetKey } from 'jose';
 import { createServer } from 'node:net';
-import { ChatTokenPolicy, ChatTokenRejected, verifyChatAccessToken } from './chat-token-verifier';
+import { audienceAccepted, ChatTokenPolicy, ChatTokenRejected, verifyChatAccessToken } from './chat-token-verifier';
 
 const ISSUER = 'https://issuer.example/oauth';
 const AUDIENCE = 'atrium-chat';
@@ -40,7 +40,7 @@ describe('verifyChatAccessToken (issue 5: issuer, audience, explicit algorithms,
   it('accepts a good token and reads subject, client, scopes, tenants and expiry', async () => {
     const exp = now() + 600;
     const verified = await verifyChatAccessToken(await sign({ tenant: ['acme', 'globex'] }, { exp }), keys, policy);
-    expect(verified).toEqual({ subject: 'atc_1', clientId: 'atc_1', scopes: ['chat:read', 'chat:write'], tenants: ['acme', 'globex'], expiresAt: new Date(exp * 1000) });
+    expect(verified).toEqual({ subject: 'atc_1', clientId: 'atc_1', scopes: ['chat:read', 'chat:write'], tenants: ['acme', 'globex'], audiences: [AUDIENCE], expiresAt: new Date(exp * 1000) });
   });
 
   it('tolerates clock skew within the configured tolerance, not beyond', async () => {
@@ -55,6 +55,21 @@ describe('verifyChatAccessToken (issue 5: issuer, audience, explicit algorithms,
     expect((await rejectionOf(await sign({}, { aud: 'another-api' }))).message).toBe('The access token is not meant for this API: its audience must include "atrium-chat".');
     expect((await rejectionOf(await sign({}, { iss: 'https://evil.example' }))).message).toBe(`The access token was not issued by the trusted issuer (${ISSUER}).`);
     expect((await rejectionOf(await sign({}, { exp: null }))).message).toMatch(/no expiry/);
+  });
+
+  it('accepts a route\'s extra audience (a tenant\'s MCP resource) only where the route names it (issue 22 item 5)', async () => {
+    const mcp = 'https://chat.example/api/acme/mcp';
+    const mcpToken = await sign({}, { aud: mcp });
+    const verified = await verifyChatAccessToken(mcpToken, keys, { ...policy, extraAudiences: [mcp] });
+    expect(verified.audiences).toEqual([mcp]);
+    expect((await rejectionOf(mcpToken)).message).toBe('The access token is not meant for this API: its audience must include "atrium-chat".');
+    expect((await rejectionOf(mcpToken, keys, { ...policy, extraAudiences: ['https://chat.example/api/globex/mcp'] })).message).toBe(
+      'The access token is not meant for this API: its audience must include "atrium-chat" or "https://chat.example/api/globex/mcp".',
+    );
+    // A remembered MCP-resource token is not accepted where only the general audience is.
+    expect(audienceAccepted(verified, [AUDIENCE])).toBe(false);
+    expect(audienceAccepted(verified, [AUDIENCE, mcp])).toBe(true);
+    expect(audienceAccepted({ audiences: [AUDIENCE, 'other'] }, [AUDIENCE])).toBe(true);
   });
 
   it('refuses alg "none" and HS256 tokens whatever their claims', async () => {

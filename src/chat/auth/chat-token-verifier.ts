@@ -6,8 +6,13 @@ import { grantedScopes, tokenTenants } from './chat-scopes';
 export interface ChatTokenPolicy {
   /** Exact `iss`. */
   issuer: string;
-  /** Must be in `aud`. */
+  /** Must be in `aud` (or one of {@link extraAudiences}). */
   audience: string;
+  /**
+   * Other audiences this route accepts besides {@link audience}: a tenant's MCP endpoint accepts tokens issued for
+   * its own RFC 8707 resource (`${CHAT_PUBLIC_URL}/api/{tenant}/mcp`, issue 22 item 5).
+   */
+  extraAudiences?: readonly string[];
   /** Accepted JWS `alg` values (asymmetric only; `none` and HS* never). */
   algorithms: string[];
   /** Leeway for `exp` and `nbf`, seconds. */
@@ -24,7 +29,29 @@ export interface VerifiedChatToken {
   clientId?: string;
   scopes: string[];
   tenants: string[];
+  /** Every `aud` value (a token verified for one route may be presented to another: see {@link audienceAccepted}). */
+  audiences: string[];
   expiresAt: Date;
+}
+
+/** The audiences a policy accepts: its audience, then its extra ones. */
+export function acceptedAudiences(policy: Pick<ChatTokenPolicy, 'audience' | 'extraAudiences'>): string[] {
+  return [policy.audience, ...(policy.extraAudiences ?? [])];
+}
+
+/**
+ * Whether a verified token's `aud` names one of the audiences a route accepts. Used for tokens remembered from an
+ * earlier request, which may have been verified for a route that accepts other audiences (an MCP-resource token
+ * stays refused on the other chat routes).
+ */
+export function audienceAccepted(token: Pick<VerifiedChatToken, 'audiences'>, accepted: readonly string[]): boolean {
+  return token.audiences.some((audience) => accepted.includes(audience));
+}
+
+/** The 401 message for a token whose audience is not accepted. */
+export function wrongAudienceMessage(policy: Pick<ChatTokenPolicy, 'audience' | 'extraAudiences'>): string {
+  const extra = policy.extraAudiences ?? [];
+  return `The access token is not meant for this API: its audience must include "${policy.audience}"${extra.length ? ` or ${extra.map((value) => `"${value}"`).join(', ')}` : ''}.`;
 }
 
 /**
@@ -58,7 +85,7 @@ export async function verifyChatAccessToken(token: string, keys: JWTVerifyGetKey
   try {
     ({ payload } = await jwtVerify(token, keys, {
       issuer: policy.issuer,
-      audience: policy.audience,
+      audience: acceptedAudiences(policy),
       algorithms: policy.algorithms,
       clockTolerance: policy.clockToleranceS,
       requiredClaims: ['exp'],
@@ -72,6 +99,7 @@ export async function verifyChatAccessToken(token: string, keys: JWTVerifyGetKey
     clientId: stringClaim(payload.client_id) ?? stringClaim(payload.azp),
     scopes: grantedScopes(payload),
     tenants: tokenTenants(payload, policy.tenantClaim),
+    audiences: typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud.filter((value): value is string => typeof value === 'string') : [],
     expiresAt: new Date(Number(payload.exp) * 1000),
   };
 }
@@ -90,7 +118,7 @@ function rejection(error: unknown, policy: ChatTokenPolicy): ChatTokenRejected {
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED': {
       const claim = (error as { claim?: string }).claim;
       if (claim === 'iss') return unauthorized(`The access token was not issued by the trusted issuer (${policy.issuer}).`);
-      if (claim === 'aud') return unauthorized(`The access token is not meant for this API: its audience must include "${policy.audience}".`);
+      if (claim === 'aud') return unauthorized(wrongAudienceMessage(policy));
       if (claim === 'exp') return unauthorized('The access token has no expiry (exp); this API accepts only tokens that expire.');
       if (claim === 'nbf') return unauthorized('The access token is not valid yet (nbf).');
       return unauthorized(`The access token's "${claim}" claim is invalid.`);

@@ -16,7 +16,8 @@ declare module 'oidc-provider' {
   /** Koa context with the OIDC request state. */
   export interface OidcContext {
     origin: string;
-    oidc: { client?: OidcClient; route?: string };
+    /** `params`: the request's parameters (scope, resource, …) once assembled; undefined before. */
+    oidc: { client?: OidcClient; route?: string; params?: Record<string, unknown> };
   }
 
   /** An issued token while it is being built. */
@@ -24,6 +25,8 @@ declare module 'oidc-provider' {
     kind: string;
     scope?: string;
     clientId?: string;
+    /** The RFC 8707 resource server the token is for (its `scope` is the space-separated scopes it carries). */
+    resourceServer?: { scope?: string; audience?: string };
   }
 
   export class Provider {
@@ -35,7 +38,10 @@ declare module 'oidc-provider' {
     on(event: string, listener: (...args: any[]) => void): this;
   }
 
-  export const errors: { InvalidTarget: new (description?: string, detail?: string) => Error };
+  export const errors: {
+    InvalidTarget: new (description?: string, detail?: string) => Error;
+    InvalidScope: new (description: string, scope: string, detail?: string) => Error;
+  };
 
   export default Provider;
 }

@@ -36,6 +36,7 @@ const INSTRUCTIONS =
  * endpoint, for the caller's tenant. Results are the JSON text of the response plus `structuredContent`. Errors are
  * tool errors (`isError: true`) whose text is `<status> <title>: <detail>` of the problem the REST endpoint would
  * answer (e.g. `404 Not Found: …` for another tenant's contact); a call without `chat:write` is one too (403).
+ * Capabilities: `tools` with `listChanged: false` (nothing else is served).
  */
 @Injectable()
 export class ChatMcpServerFactory {
@@ -98,6 +99,9 @@ export class ChatMcpServerFactory {
       },
       (args) => this.run(caller, MCP_TOOL_NAMES.deleteCustomerTags, () => this.tools.deleteCustomerTags(caller.tenantId, args)),
     );
+    // registerTool advertises `tools.listChanged: true`; a stateless server (one per request, no stream) can never
+    // send that notification, so it says so (issue 22 item 6: only capabilities that can be honoured).
+    server.server.registerCapabilities({ tools: { listChanged: false } });
     return server;
   }
 

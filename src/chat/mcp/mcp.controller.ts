@@ -1,4 +1,24 @@
-import { Controller, Delete, Get, HttpStatus, Inject, Logger, NotFoundException, Param, Post, Req, Res } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  BadRequestException,
+  Catch,
+  Controller,
+  Delete,
+  ExceptionFilter,
+  Get,
+  HttpException,
+  HttpStatus,
+  Inject,
+  Logger,
+  NotFoundException,
+  Param,
+  PayloadTooLargeException,
+  Post,
+  Req,
+  Res,
+  UnsupportedMediaTypeException,
+  UseFilters,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiBody, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -16,6 +36,30 @@ import { CHAT_TOOLS_TAG } from './chat-tools.controller';
 import { MCP_PATH, McpAuth, mcpResourceUrl, PROTECTED_RESOURCE_METADATA_PREFIX } from './mcp-auth';
 import { JSON_RPC_REQUEST_SCHEMA, JSON_RPC_RESPONSE_SCHEMA, ProtectedResourceMetadataDto } from './mcp.dto';
 
+/** JSON-RPC 2.0 error codes used before the MCP transport sees a message. */
+export const JSON_RPC_PARSE_ERROR = -32700;
+export const JSON_RPC_INVALID_REQUEST = -32600;
+
+/**
+ * The MCP endpoint's answer when its JSON body can't be read (issue 22 item 6): the app reads JSON bodies after
+ * authentication (common/http/body-parsing.ts) and fails with problem+json; a JSON-RPC client expects a JSON-RPC
+ * error instead. Bound to the POST handler only, where nothing else throws these three: the guard's 401/403/404/503
+ * keep their problem+json and challenges. Malformed or too deeply nested JSON → 400 with `-32700` (parse error);
+ * a body over the limit → 413, a charset other than UTF-8 → 415, both `-32600` (invalid request). `id` is null: the
+ * request's id could not be read.
+ */
+@Catch(BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException)
+export class McpBodyErrorFilter implements ExceptionFilter {
+  catch(exception: HttpException, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const status = exception.getStatus();
+    const detail = typeof exception.getResponse() === 'object' ? (exception.getResponse() as { message?: unknown }).message : exception.message;
+    const code = status === HttpStatus.BAD_REQUEST ? JSON_RPC_PARSE_ERROR : JSON_RPC_INVALID_REQUEST;
+    const prefix = code === JSON_RPC_PARSE_ERROR ? 'Parse error' : 'Invalid Request';
+    response.status(status).json({ jsonrpc: '2.0', error: { code, message: `${prefix}: ${typeof detail === 'string' ? detail : exception.message}` }, id: null });
+  }
+}
+
 /**
  * The MCP server of a tenant (issue 6, "Tool-style endpoints"): the four tool-style operations as Model Context
  * Protocol tools over the Streamable HTTP transport at `POST /api/{tenant}/mcp`. Stateless: each POST gets a new
@@ -23,9 +67,11 @@ import { JSON_RPC_REQUEST_SCHEMA, JSON_RPC_RESPONSE_SCHEMA, ProtectedResourceMet
  * the load balancer can answer any message and nothing is kept in memory between requests. GET (the optional SSE
  * stream) and DELETE (session end) answer 405, as the transport specification allows for a server without sessions.
  *
- * Auth: McpCredentialStrategy (the chat OAuth2 rules, `chat:read` at the door, `chat:write` per tool call). The
- * JSON body went through the app's JSON parser (HTTP_JSON_BODY_LIMIT_BYTES → 413); transport errors (wrong Accept or
- * Content-Type, malformed JSON-RPC) are JSON-RPC error bodies with 400/406/415, as MCP clients expect.
+ * Auth: McpCredentialStrategy (the chat OAuth2 rules, `chat:read` at the door, `chat:write` per tool call; Origin
+ * allow-list; tokens for the endpoint's own resource). The JSON body is read after the guard with the default limit
+ * (HTTP_JSON_DEFAULT_BODY_LIMIT_BYTES); a body that can't be read and transport errors (wrong Accept or Content-Type,
+ * malformed JSON-RPC) are JSON-RPC error bodies with 400/406/413/415 (McpBodyErrorFilter and the SDK transport), as
+ * MCP clients expect.
  */
 @ApiTags(CHAT_TOOLS_TAG)
 @Controller(`api/:tenant/${MCP_PATH}`)
@@ -49,9 +95,11 @@ export class McpController {
   @ApiBody({ schema: JSON_RPC_REQUEST_SCHEMA })
   @ApiOkResponse({ description: 'The JSON-RPC response(s) (application/json).', schema: JSON_RPC_RESPONSE_SCHEMA })
   @ApiAcceptedResponse({ description: 'Only notifications or responses were sent (no body).' })
-  @ApiBadRequestResponse({ description: 'Not a JSON-RPC message (JSON-RPC error -32700 / -32600).' })
+  @ApiBadRequestResponse({ description: 'Malformed JSON (JSON-RPC error -32700, parse error) or not a JSON-RPC message (-32700 / -32600); a JSON-RPC error body, not problem+json.' })
+  @ApiResponse({ status: HttpStatus.PAYLOAD_TOO_LARGE, description: 'The body is over HTTP_JSON_DEFAULT_BODY_LIMIT_BYTES (JSON-RPC error -32600).' })
   @ApiResponse({ status: HttpStatus.NOT_ACCEPTABLE, description: 'Accept does not list both application/json and text/event-stream (JSON-RPC error).' })
-  @ApiResponse({ status: HttpStatus.UNSUPPORTED_MEDIA_TYPE, description: 'Content-Type is not application/json (JSON-RPC error).' })
+  @ApiResponse({ status: HttpStatus.UNSUPPORTED_MEDIA_TYPE, description: 'Content-Type is not application/json, or a charset other than UTF-8 (JSON-RPC error).' })
+  @UseFilters(McpBodyErrorFilter)
   async handle(@CurrentTenant() tenantId: string, @Req() request: Request & { principal?: ChatPrincipal }, @Res() response: Response): Promise<void> {
     const server = this.servers.create({ tenantId, scopes: request.principal?.scopes ?? [] });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
