@@ -7,8 +7,6 @@ import type { Logger as Pino } from 'pino';
 import pinoHttp from 'pino-http';
 import { addChatSecurityScheme, applyChatOperationScopes, CHAT_SWAGGER_UI_OPTIONS, mountChatAuthorizationServer } from './chat/auth/chat-openapi';
 import { JsonBodyInterceptor, jsonBodyGate } from './common/http/body-parsing';
-import { enrichOpenApiDocument } from './common/openapi/enrich-document';
-import { collectRouteFacts } from './common/openapi/route-facts';
 import { requestIdFor } from './common/http/request-id';
 import { requestContextMiddleware } from './common/logging/request-context';
 import { httpMetricsMiddleware, metricsRoute } from './common/metrics/metrics-http';
