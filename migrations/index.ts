@@ -26,6 +26,7 @@ import { EvaluationNamedApiKeys1795500310000 } from './1795500310000-EvaluationN
 import { SealedSecretColumns1795500500000 } from './1795500500000-SealedSecretColumns';
 import { EvaluationRunLease1795500600000 } from './1795500600000-EvaluationRunLease';
 import { ModelConfigResponseFormat1795500700000 } from './1795500700000-ModelConfigResponseFormat';
+import { SharedSecrets1795500800000 } from './1795500800000-SharedSecrets';
 import { ChatSandboxContacts1795403000000 } from './1795403000000-ChatSandboxContacts';
 import { ChatCustomerTodos1795401000000 } from './1795401000000-ChatCustomerTodos';
 
@@ -61,4 +62,5 @@ export const ALL_MIGRATIONS = [
   SealedSecretColumns1795500500000,
   EvaluationRunLease1795500600000,
   ModelConfigResponseFormat1795500700000,
+  SharedSecrets1795500800000,
 ];

@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { OutboundHttp } from '../common/outbound/outbound.service';
-import { ChatAuthorizationServer } from './auth/authorization-server';
+import { ChatAuthorizationServer, signingKeyFile } from './auth/authorization-server';
+import { shareSigningKey } from './auth/shared-signing-key';
+import { DataSource } from 'typeorm';
 import { ChatCredentialStrategy } from './auth/chat-auth.strategy';
 import { CHAT_OAUTH_SETTINGS, ChatOAuthSettings, resolveChatOAuthSettings } from './auth/chat-oauth.settings';
 import { OAuthClientEntity } from './auth/oauth-client.entity';
@@ -141,9 +143,13 @@ import { OutOfHoursNoticeEntity } from './pipeline/out-of-hours-notice.entity';
     },
     {
       provide: ChatAuthorizationServer,
-      inject: [CHAT_OAUTH_SETTINGS, APP_CONFIG, OAuthClientsService],
-      useFactory: (settings: ChatOAuthSettings, config: AppConfig, clients: OAuthClientsService) =>
-        settings.mode === 'built-in' ? ChatAuthorizationServer.start(settings, config.dataDir, clients) : ChatAuthorizationServer.disabled(),
+      inject: [CHAT_OAUTH_SETTINGS, APP_CONFIG, OAuthClientsService, DataSource],
+      useFactory: async (settings: ChatOAuthSettings, config: AppConfig, clients: OAuthClientsService, dataSource: DataSource) => {
+        if (settings.mode !== 'built-in') return ChatAuthorizationServer.disabled();
+        // One signing key for every instance on the database (issue 20 item 5), written to the file start() reads.
+        await shareSigningKey(dataSource, signingKeyFile(config.dataDir));
+        return ChatAuthorizationServer.start(settings, config.dataDir, clients);
+      },
     },
     TenantsService,
     OAuthClientsService,

@@ -112,5 +112,7 @@ function redirectToFolder(request: Request, response: Response): void {
   const [pathname, query] = request.originalUrl.split('?', 2);
   const location = `${pathname}/${query === undefined ? '' : `?${query}`}`;
   response.status(301).setHeader('Location', location);
+  // As serve-static's redirect page: nothing on it may run or load.
+  response.setHeader('Content-Security-Policy', "default-src 'none'");
   response.type('text/html').send(`<!DOCTYPE html><html><head><title>Redirecting</title></head><body><pre>Redirecting to ${location.replace(/[<>&"]/g, '')}</pre></body></html>`);
 }

@@ -1,4 +1,7 @@
-import { ForbiddenException, Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable, OnModuleInit, UnauthorizedException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { sharedSecret } from '../../common/cluster/shared-secrets';
 import type { Request } from 'express';
 import { AuthRequirement, CredentialStrategy } from '../../common/auth/auth.decorators';
 import { bearerCredential } from '../../common/auth/auth.guard';
@@ -38,18 +41,25 @@ export interface EvaluationPrincipal {
  * the password is not checked.
  */
 @Injectable()
-export class EvaluationSessions {
-  private readonly logger = new Logger(EvaluationSessions.name);
-  private readonly secret: string;
+export class EvaluationSessions implements OnModuleInit {
+  private secret: string;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly limiter: GuessLimiter,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {
-    this.secret = config.evaluation.sessionSecret ?? randomSecret(32);
-    if (!config.evaluation.sessionSecret && config.evaluation.adminPassword) {
-      this.logger.warn('EVAL_SESSION_SECRET is not set: session tokens end at restart and work on this instance only.');
-    }
+    this.secret = config.evaluation.sessionSecret ?? '';
+  }
+
+  /**
+   * Without EVAL_SESSION_SECRET, the signing secret is the one every instance shares through the database (generated
+   * by the first instance, sealed with ATRIUM_SECRET_KEY; issue 20 item 5), so a token signed on one instance verifies
+   * on the others and across restarts.
+   */
+  async onModuleInit(): Promise<void> {
+    if (this.config.evaluation.sessionSecret) return;
+    this.secret = (await sharedSecret(this.dataSource, 'eval-session-secret', () => randomSecret(32))).value;
   }
 
   /**
