@@ -1,6 +1,7 @@
 import { chatConfig } from './chat/chat.config';
 import { bodyLimitsConfig } from './common/http/body-limits.config';
 import { metricsConfig } from './common/metrics/metrics.config';
+import { healthConfig } from './common/health/health.config';
 import { chatOutboundConfig } from './chat/chat-outbound.config';
 import { aiReplyStorageConfig } from './chat/ai-reply/ai-reply-storage.config';
 import { guessLimitsConfig } from './common/auth/guess-limits.config';
@@ -32,6 +33,7 @@ export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   clusterConfig,
   bodyLimitsConfig,
   metricsConfig,
+  healthConfig,
   secretKeyConfig,
   guessLimitsConfig,
   chatConfig,

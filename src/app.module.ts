@@ -7,6 +7,9 @@ import { OutboundModule } from './common/outbound/outbound.service';
 import { DigitalStaffTargetPortModule } from './common/ports/digital-staff-target';
 import { MetricsModule } from './common/metrics/metrics.module';
 import { DatabaseMetrics } from './database/database-metrics';
+import { HealthProbesModule } from './common/health/health-probes.module';
+import { DatabaseReadiness } from './database/database-readiness';
+import { JobsReadiness } from './jobs/jobs-readiness';
 import type { AppConfig } from './config/app-config';
 import { ChatModule } from './chat/chat.module';
 import { AppConfigModule } from './config/config.module';
@@ -26,11 +29,13 @@ export class AppModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), ClusterEventsModule, OutboundModule, DigitalStaffTargetPortModule, MetricsModule, JobsModule.forRoot(databaseUrl, jobsOptionsOf(config)), DeployModule, EvaluationModule, ChatModule],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), ClusterEventsModule, OutboundModule, DigitalStaffTargetPortModule, MetricsModule, HealthProbesModule, JobsModule.forRoot(databaseUrl, jobsOptionsOf(config)), DeployModule, EvaluationModule, ChatModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         DatabaseMetrics,
+        DatabaseReadiness,
+        JobsReadiness,
       ],
     };
   }

@@ -42,6 +42,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Owner credential (DEPLOY_OWNER_TOKEN, or generated at first start).' }, DEPLOY_OWNER_SCHEME)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Evaluation API key: a named key from POST /api/auth/api-keys (`atrk_…`), or one of EVAL_API_KEYS (named env-1, env-2, …).' }, EVAL_API_KEY_SCHEME)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Evaluation session token from POST /api/auth/sign-in.' }, EVAL_SESSION_SCHEME)
+    .addTag('operations', 'Liveness and readiness probes (issue 15); Prometheus metrics are at /metrics, outside this document (docs/metrics.md)')
     .addTag('deploy', 'Deployment gateway (deployment-gateway.md)')
     .addTag('deploy: admin', 'Deployment gateway, owner only')
     .addTag('evaluation', 'Evaluation platform (evaluation-platform.md)')

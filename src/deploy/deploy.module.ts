@@ -21,6 +21,7 @@ import { ExecSandboxService } from './exec/exec-sandbox.service';
 import { ExecService } from './exec/exec.service';
 import { HealthController } from './health/health.controller';
 import { DeployMetrics } from './deploy-metrics';
+import { ExecSandboxReadiness } from './exec/exec-sandbox-readiness';
 import { AgentTokenEntity } from './tokens/agent-token.entity';
 import { GatewaySecretEntity } from './tokens/gateway-secret.entity';
 import { GatewaySecretsService } from './tokens/gateway-secrets.service';
@@ -56,6 +57,7 @@ export function uploadTempDir(config: AppConfig): string {
   controllers: [RegistrationController, DeploymentsController, UploadsController, ExecController, AdminController, HealthController],
   providers: [
     DeployMetrics,
+    ExecSandboxReadiness,
     GatewaySecretsService,
     DeployCredentialsService,
     DeployAgentStrategy,
