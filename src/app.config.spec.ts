@@ -41,6 +41,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ EXEC_DEFAULT_TIMEOUT_MS: '5000', EXEC_MAX_TIMEOUT_MS: '1000' })).toThrow(/EXEC_DEFAULT_TIMEOUT_MS/);
   });
 
+  it('refuses a workspace root that is DATA_DIR or contains it (a namespace would get DATA_DIR folders mounted writable)', () => {
+    expect(() => loadConfig({ DATA_DIR: '/srv/atrium', DEPLOY_ALLOWED_DIRS: '/srv/atrium' })).toThrow(/DEPLOY_ALLOWED_DIRS: \/srv\/atrium is DATA_DIR or contains it/);
+    expect(() => loadConfig({ DATA_DIR: '/srv/atrium/data', DEPLOY_ALLOWED_DIRS: '/srv/work,/srv' })).toThrow(/DEPLOY_ALLOWED_DIRS: \/srv is DATA_DIR/);
+    expect(loadConfig({ DATA_DIR: '/srv/atrium', DEPLOY_ALLOWED_DIRS: '/srv/atrium/workspace,/srv/work' }).deploy.allowedDirs).toEqual(['/srv/atrium/workspace', '/srv/work']);
+  });
+
   it('reports every broken variable at once, not only the first', () => {
     expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', EVAL_FILE_MAX_BYTES: '0' })).toThrow(/PORT: [^\n]+\n  LOG_LEVEL: [^\n]+\n  EVAL_FILE_MAX_BYTES: /);
   });

@@ -1,5 +1,5 @@
 import { ForbiddenException } from '@nestjs/common';
-import { lstat, mkdir, realpath } from 'node:fs/promises';
+import { lchown, lstat, mkdir, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** True when `child` is `parent` or lies beneath it (both absolute, normalised). */
@@ -48,11 +48,20 @@ export async function resolveAllowedPath(requested: string, allowedDirs: string[
 /**
  * Like {@link resolveAllowedPath} for a file to be written: creates missing parent folders, then checks again
  * (a folder could have been swapped for a link meanwhile) and refuses an existing symlink or non-file at the target.
+ * @param owner uid/gid that the folders created on the way get (the exec sandbox user), or the server's own
  * @throws ForbiddenException (403) outside the allowed directories, or the target is a link or a directory
  */
-export async function prepareAllowedFileTarget(requested: string, allowedDirs: string[]): Promise<string> {
+export async function prepareAllowedFileTarget(requested: string, allowedDirs: string[], owner?: { uid: number; gid: number }): Promise<string> {
   const target = await resolveAllowedPath(requested, allowedDirs);
-  await mkdir(dirname(target), { recursive: true });
+  const firstCreated = await mkdir(dirname(target), { recursive: true });
+  // Folders made here belong to `owner` (the exec sandbox user) so the namespace's commands can use them; lchown
+  // never follows a link, so a folder swapped for one can't hand anything else over.
+  if (owner && firstCreated) {
+    for (let folder = dirname(target); isWithin(firstCreated, folder); folder = dirname(folder)) {
+      await lchown(folder, owner.uid, owner.gid);
+      if (folder === firstCreated) break;
+    }
+  }
   const checked = await resolveAllowedPath(target, allowedDirs);
   const existing = await lstat(checked).catch(() => undefined);
   if (existing && !existing.isFile()) throw new ForbiddenException(`The target ${requested} exists and is not a regular file.`);

@@ -1,7 +1,8 @@
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
 import { resolve } from 'node:path';
-import { ConfigVariable, declareConfig, toList, typedSlice } from '../config/config-variable';
+import { ConfigurationError, ConfigVariable, declareConfig, toList, typedSlice } from '../config/config-variable';
+import { isWithin } from './allowed-paths';
 import { absolutePath } from '../config/core.config';
 import { DEPLOY_PERMISSIONS, type DeployPermission } from './auth/deploy-principal';
 
@@ -110,6 +111,19 @@ export interface DeployGatewayConfig {
 }
 
 /**
+ * Workspace roots may lie inside DATA_DIR (the default `$DATA_DIR/workspace`) but must not be DATA_DIR or contain it:
+ * a namespace called `sites`, `tmp` or `postgres` would then get that folder mounted writable in the exec sandbox.
+ * @throws ConfigurationError naming DEPLOY_ALLOWED_DIRS
+ */
+function workspaceRootsOutsideData(roots: string[], dataDir: string): { allowedDirs: string[] } {
+  const covering = roots.filter((root) => isWithin(root, dataDir));
+  if (covering.length > 0) {
+    throw new ConfigurationError(`Invalid configuration:\n  DEPLOY_ALLOWED_DIRS: ${covering.join(', ')} is DATA_DIR or contains it; use a folder of its own (default $DATA_DIR/workspace)`);
+  }
+  return { allowedDirs: roots };
+}
+
+/**
  * The deployment gateway's slices of AppConfig: `deploy` (public URL, credentials, folders as absolute paths, archive
  * and upload limits in bytes) and `exec` (timeouts in ms, output cap in bytes).
  */
@@ -119,12 +133,12 @@ export const deployConfig = declareConfig({
   check: (vars) => (vars.EXEC_DEFAULT_TIMEOUT_MS > vars.EXEC_MAX_TIMEOUT_MS ? ['EXEC_DEFAULT_TIMEOUT_MS: must not exceed EXEC_MAX_TIMEOUT_MS'] : []),
   resolve: (vars, base) => ({
     deploy: typedSlice<DeployGatewayConfig>({
+      ...workspaceRootsOutsideData((vars.DEPLOY_ALLOWED_DIRS ?? [resolve(base.dataDir, 'workspace')]).map(absolutePath), base.dataDir),
       publicUrl: (vars.DEPLOY_PUBLIC_URL ?? `http://localhost:${base.port}`).replace(/\/+$/, ''),
       registrationKey: vars.DEPLOY_REGISTRATION_KEY,
       ownerToken: vars.DEPLOY_OWNER_TOKEN,
       defaultPermissions: [...new Set(vars.DEPLOY_DEFAULT_PERMISSIONS)],
       sitesDir: vars.DEPLOY_SITES_DIR ? absolutePath(vars.DEPLOY_SITES_DIR) : resolve(base.dataDir, 'sites'),
-      allowedDirs: (vars.DEPLOY_ALLOWED_DIRS ?? [resolve(base.dataDir, 'workspace')]).map(absolutePath),
       maxArchiveBytes: vars.DEPLOY_MAX_ARCHIVE_BYTES,
       maxUnpackedBytes: vars.DEPLOY_MAX_UNPACKED_BYTES,
       maxEntries: vars.DEPLOY_MAX_ENTRIES,

@@ -218,6 +218,12 @@ describeSandbox(`exec in the OS sandbox: what a command can't do (issue 12 accep
     expect(memory.body.exitCode).not.toBe(0);
   });
 
+  it('can change a file the server uploaded into its workspace (it belongs to the sandbox user), and still nothing outside', async () => {
+    await request(testApp.baseUrl).post('/api/upload').set('Authorization', `Bearer ${agent.token}`).field('path', 'config/.env').attach('file', Buffer.from('A=1\n'), 'env').expect(201);
+    const response = await exec({ command: 'echo B=2 >> config/.env && cat config/.env && mv config/.env config/.env.bak && ls -A config' }).expect(200);
+    expect(response.body).toMatchObject({ exitCode: 0, stdout: 'A=1\nB=2\n.env.bak\n' });
+  });
+
   it('still refuses the blocklist with the rule named', async () => {
     const response = await exec({ command: 'rm -rf /' }).expect(403);
     expect(response.body.rule).toBe('rm-root');

@@ -1,7 +1,7 @@
 import { ForbiddenException, Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { constants, createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { chmod, mkdir, open, readlink, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
+import { constants, createReadStream, existsSync } from 'node:fs';
+import { mkdir, open, readlink, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,6 +9,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { randomHexId } from '../../common/crypto/secrets';
 import { isWithin, prepareAllowedFileTarget } from '../allowed-paths';
 import { AuditCaller, AuditService } from '../audit/audit.service';
+import { ExecSandboxService } from '../exec/exec-sandbox.service';
 import { namespaceWorkspaces } from '../workspace';
 import type { UploadResultDto } from './uploads.dto';
 
@@ -25,11 +26,13 @@ export class UploadsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
+    private readonly sandbox: ExecSandboxService,
   ) {}
 
   /**
    * Copies the temporary upload to `requestedPath` atomically (a temp file beside the target, then one rename),
-   * hashing it on the way. The path is resolved with symlinks followed and must land in one of the namespace's
+   * hashing it on the way; when the server is root and exec is sandboxed, the file belongs to the sandbox user so the
+   * namespace's commands can change it. The path is resolved with symlinks followed and must land in one of the namespace's
    * workspaces; on Linux the target folder is then opened once and the file written and renamed through that open
    * folder, so swapping a folder of the path for a symlink after the check (exec can change the workspace) can't
    * redirect the write into another namespace.
@@ -45,7 +48,8 @@ export class UploadsService {
     }
     const workspaces = namespaceWorkspaces(this.config.deploy.allowedDirs, namespace);
     for (const workspace of workspaces) await mkdir(workspace, { recursive: true });
-    const target = await prepareAllowedFileTarget(requestedPath, workspaces).catch((error: unknown) => {
+    const owner = this.sandbox.workspaceOwner();
+    const target = await prepareAllowedFileTarget(requestedPath, workspaces, owner).catch((error: unknown) => {
       if (error instanceof ForbiddenException) {
         throw new ForbiddenException(`The path ${requestedPath} is outside this namespace's workspace (${workspaces[0]}); uploads go only to the caller's own namespace.`);
       }
@@ -57,6 +61,16 @@ export class UploadsService {
     const hash = createHash('sha256');
     let bytes = 0;
     try {
+      // O_CREAT|O_EXCL|O_NOFOLLOW: never follows a symlink planted under the temporary name; ownership and mode are
+      // set on the open descriptor, never by path (a path could be swapped for a link by a sandboxed command).
+      const file = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+      try {
+        if (owner) await file.chown(owner.uid, owner.gid);
+        await file.chmod(0o644);
+      } catch (error) {
+        await file.close();
+        throw error;
+      }
       await pipeline(
         createReadStream(upload.path),
         new Transform({
@@ -66,10 +80,8 @@ export class UploadsService {
             done(null, chunk);
           },
         }),
-        // `wx` = O_CREAT|O_EXCL: never follows a symlink planted under the temporary name.
-        createWriteStream(temporary, { flags: 'wx', mode: 0o644 }),
+        file.createWriteStream(),
       );
-      await chmod(temporary, 0o644);
       // rename replaces a symlink at the target itself instead of following it.
       await rename(temporary, join(base, basename(target)));
     } catch (error) {
