@@ -19,14 +19,14 @@ export interface SettlingSqlOptions {
   warn(message: string): void;
 }
 
-/** An empty answer: pg-boss reads it as "no job affected". */
-const NOTHING: SqlResult = { rows: [] };
+/** No answer: pg-boss reads it as "no job affected" (an empty `rows` would make it read `rows[0].count` and throw). */
+const NOTHING = undefined as unknown as SqlResult;
 
 /**
  * Wraps the SQL executor given to pg-boss so that the statements pg-boss fires without awaiting never reject
  * (issue 20 item 1: "unhandled rejection at `Manager.fail`", which ended the process when the database stopped while
  * a job was running or finishing). Settle statements (complete/fail) are retried every `delayMs` while the database is
- * unreachable, for up to `retryMs`; then, or for any other error, they resolve empty and the job stays `active` until
+ * unreachable, for up to `retryMs`; then, or for any other error, they resolve with no answer and the job stays `active` until
  * its expiry or its sweeper hands it back. Other statements (fetch, send, maintenance) reject as before: pg-boss awaits
  * them and reports them as `error` events.
  * @param execute the real executor (a pg pool's query)
