@@ -15,6 +15,7 @@ describe('database outage guard (issue 20 item 1)', () => {
     const logger = { warn: jest.fn(), fatal: jest.fn() };
     const exit = jest.fn();
     const before = process.listenerCount('unhandledRejection');
+    const beforeExceptions = process.listenerCount('uncaughtException');
     const remove = installDatabaseOutageGuard(logger, exit);
     try {
       expect(process.listenerCount('unhandledRejection')).toBe(before + 1);
@@ -24,9 +25,15 @@ describe('database outage guard (issue 20 item 1)', () => {
       process.emit('unhandledRejection', new TypeError('boom'), Promise.resolve());
       expect(exit).toHaveBeenCalledWith(1);
       expect(logger.fatal).toHaveBeenCalledTimes(1);
+      // A pg client's 'error' event with no listener is thrown: survived when it is an outage.
+      process.emit('uncaughtException', new Error('Connection terminated unexpectedly'), 'uncaughtException');
+      expect(exit).toHaveBeenCalledTimes(1);
+      process.emit('uncaughtException', new RangeError('bad'), 'uncaughtException');
+      expect(exit).toHaveBeenCalledTimes(2);
     } finally {
       remove();
     }
     expect(process.listenerCount('unhandledRejection')).toBe(before);
+    expect(process.listenerCount('uncaughtException')).toBe(beforeExceptions);
   });
 });

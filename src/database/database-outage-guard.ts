@@ -18,24 +18,31 @@ export function rejectionKind(reason: unknown): 'outage' | 'bug' {
 }
 
 /**
- * Installs the process-level `unhandledRejection` handler of `npm start`. A library that fires a query without awaiting
- * it (pg-boss 10 settles jobs that way; src/jobs fixes that at the source) must not end the process when PostgreSQL
- * stops or freezes: such a rejection is logged as a warning and the process goes on, its pools reconnecting by
- * themselves. Any other unhandled rejection keeps Node's default meaning: logged as fatal, exit status 1.
+ * Installs the process-level `unhandledRejection` and `uncaughtException` handlers of `npm start`. A library that fires
+ * a query without awaiting it (pg-boss 10 settles jobs that way; src/jobs fixes that at the source), or a pg client
+ * that emits `error` with nobody listening, must not end the process when PostgreSQL stops or freezes: such a failure
+ * is logged as a warning and the process goes on, its pools reconnecting by themselves. Anything else keeps Node's
+ * default meaning: logged as fatal, exit status 1.
  * @param logger the root logger
  * @param exit how to end the process (tests pass a spy); default `process.exit`
- * @returns a function that removes the handler
+ * @returns a function that removes the handlers
  */
 export function installDatabaseOutageGuard(logger: OutageGuardLogger, exit: (code: number) => void = (code) => process.exit(code)): () => void {
-  const handler = (reason: unknown) => {
+  const handle = (what: string) => (reason: unknown) => {
     const message = reason instanceof Error ? reason.message : String(reason);
     if (rejectionKind(reason) === 'outage') {
-      logger.warn({ context: 'DatabaseOutage', err: reason }, `unhandled database failure while the database is unreachable (the process goes on): ${message}`);
+      logger.warn({ context: 'DatabaseOutage', err: reason }, `${what} database failure while the database is unreachable (the process goes on): ${message}`);
       return;
     }
-    logger.fatal({ err: reason }, `unhandled rejection: ${message}`);
+    logger.fatal({ err: reason }, `${what}: ${message}`);
     exit(1);
   };
-  process.on('unhandledRejection', handler);
-  return () => process.off('unhandledRejection', handler);
+  const onRejection = handle('unhandled rejection');
+  const onException = handle('uncaught exception');
+  process.on('unhandledRejection', onRejection);
+  process.on('uncaughtException', onException);
+  return () => {
+    process.off('unhandledRejection', onRejection);
+    process.off('uncaughtException', onException);
+  };
 }
