@@ -186,10 +186,14 @@ describe('MCP server (Streamable HTTP, stateless)', () => {
     expect(notAcceptable.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
   });
 
-  it('documents the MCP endpoint as one POST operation under the chat security', async () => {
+  it('documents the MCP endpoint as one POST operation under the chat security, GET and DELETE as their 405', async () => {
     const document = (await request(testApp.baseUrl).get('/docs-json').expect(200)).body;
     const path = document.paths['/api/{tenant}/mcp'];
-    expect(Object.keys(path)).toEqual(['post']);
+    expect(Object.keys(path).sort()).toEqual(['delete', 'get', 'post']);
+    expect(Object.keys(path.get.responses)).toContain('405');
+    expect(Object.keys(path.delete.responses)).toContain('405');
+    // Its transport errors are JSON-RPC bodies (application/json), named for the document enrichment.
+    expect(path.post['x-atrium-error-media-type']).toEqual({ 'application/json': [400, 406, 413, 415] });
     expect(path.post).toMatchObject({ operationId: 'mcpEndpoint', security: [{ oauth2: ['chat:read'] }], tags: ['chat: tools (MCP)'], 'x-atrium-auth': { credential: 'McpCredentialStrategy', permission: 'tenant-from-path' } });
     expect(path.post.requestBody.content['application/json'].schema).toMatchObject({ required: ['jsonrpc', 'method'] });
     expect(document.paths['/.well-known/oauth-protected-resource/api/{tenant}/mcp'].get['x-atrium-auth']).toEqual({ credential: 'none', permission: null });

@@ -20,7 +20,7 @@ import {
   UseFilters,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { ApiAcceptedResponse, ApiBadRequestResponse, ApiBody, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiExtension, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/auth.decorators';
@@ -34,7 +34,10 @@ import { TENANT_SLUG_PATTERN } from '../tenants/tenant-slug';
 import { ChatMcpServerFactory, MCP_TOOL_NAMES } from './chat-mcp-server.factory';
 import { CHAT_TOOLS_TAG } from './chat-tools.controller';
 import { MCP_PATH, McpAuth, mcpResourceUrl, PROTECTED_RESOURCE_METADATA_PREFIX } from './mcp-auth';
-import { JSON_RPC_REQUEST_SCHEMA, JSON_RPC_RESPONSE_SCHEMA, ProtectedResourceMetadataDto } from './mcp.dto';
+import { ERROR_MEDIA_TYPE_EXTENSION, JSON_RPC_ERROR_SCHEMA, JSON_RPC_REQUEST_SCHEMA, JSON_RPC_RESPONSE_SCHEMA, ProtectedResourceMetadataDto } from './mcp.dto';
+
+/** A JSON-RPC error response declaration (application/json, not problem+json). */
+const jsonRpcError = (status: number, description: string) => ApiResponse({ status, description, content: { 'application/json': { schema: JSON_RPC_ERROR_SCHEMA } } });
 
 /** JSON-RPC 2.0 error codes used before the MCP transport sees a message. */
 export const JSON_RPC_PARSE_ERROR = -32700;
@@ -95,10 +98,11 @@ export class McpController {
   @ApiBody({ schema: JSON_RPC_REQUEST_SCHEMA })
   @ApiOkResponse({ description: 'The JSON-RPC response(s) (application/json).', schema: JSON_RPC_RESPONSE_SCHEMA })
   @ApiAcceptedResponse({ description: 'Only notifications or responses were sent (no body).' })
-  @ApiBadRequestResponse({ description: 'Malformed JSON (JSON-RPC error -32700, parse error) or not a JSON-RPC message (-32700 / -32600); a JSON-RPC error body, not problem+json.' })
-  @ApiResponse({ status: HttpStatus.PAYLOAD_TOO_LARGE, description: 'The body is over HTTP_JSON_DEFAULT_BODY_LIMIT_BYTES (JSON-RPC error -32600).' })
-  @ApiResponse({ status: HttpStatus.NOT_ACCEPTABLE, description: 'Accept does not list both application/json and text/event-stream (JSON-RPC error).' })
-  @ApiResponse({ status: HttpStatus.UNSUPPORTED_MEDIA_TYPE, description: 'Content-Type is not application/json, or a charset other than UTF-8 (JSON-RPC error).' })
+  @ApiExtension(ERROR_MEDIA_TYPE_EXTENSION, { 'application/json': [HttpStatus.BAD_REQUEST, HttpStatus.NOT_ACCEPTABLE, HttpStatus.PAYLOAD_TOO_LARGE, HttpStatus.UNSUPPORTED_MEDIA_TYPE] })
+  @(jsonRpcError(HttpStatus.BAD_REQUEST, 'Malformed JSON (JSON-RPC error -32700, parse error) or not a JSON-RPC message (-32700 / -32600); a JSON-RPC error body, not problem+json.'))
+  @(jsonRpcError(HttpStatus.PAYLOAD_TOO_LARGE, 'The body is over HTTP_JSON_DEFAULT_BODY_LIMIT_BYTES (JSON-RPC error -32600).'))
+  @(jsonRpcError(HttpStatus.NOT_ACCEPTABLE, 'Accept does not list both application/json and text/event-stream (JSON-RPC error -32000).'))
+  @(jsonRpcError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, 'Content-Type is not application/json, or a charset other than UTF-8 (JSON-RPC error).'))
   @UseFilters(McpBodyErrorFilter)
   async handle(@CurrentTenant() tenantId: string, @Req() request: Request & { principal?: ChatPrincipal }, @Res() response: Response): Promise<void> {
     const server = this.servers.create({ tenantId, scopes: request.principal?.scopes ?? [] });
@@ -118,13 +122,15 @@ export class McpController {
   }
 
   @Get()
-  @ApiExcludeEndpoint()
+  @ApiOperation({ operationId: 'mcpSseStream', summary: 'No SSE stream: 405', description: 'The optional server-to-client SSE stream of the Streamable HTTP transport is not offered by this stateless server: 405 with `Allow: POST`.' })
+  @ApiResponse({ status: HttpStatus.METHOD_NOT_ALLOWED, description: 'Always: the server is stateless (problem+json, `Allow: POST`).' })
   sseStream(@Res({ passthrough: true }) response: Response): never {
     return methodNotAllowed(response, 'GET');
   }
 
   @Delete()
-  @ApiExcludeEndpoint()
+  @ApiOperation({ operationId: 'mcpEndSession', summary: 'No sessions: 405', description: 'Session termination of the Streamable HTTP transport; this stateless server has no sessions: 405 with `Allow: POST`.' })
+  @ApiResponse({ status: HttpStatus.METHOD_NOT_ALLOWED, description: 'Always: the server is stateless (problem+json, `Allow: POST`).' })
   endSession(@Res({ passthrough: true }) response: Response): never {
     return methodNotAllowed(response, 'DELETE');
   }

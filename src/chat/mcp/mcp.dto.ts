@@ -48,6 +48,27 @@ export const JSON_RPC_RESPONSE_SCHEMA = {
   },
 };
 
+/** A JSON-RPC 2.0 error response sent before a message reaches the MCP server (bad body, Accept or Content-Type). */
+export const JSON_RPC_ERROR_SCHEMA = {
+  type: 'object',
+  required: ['jsonrpc', 'error', 'id'],
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    id: { type: 'string', nullable: true, description: 'null: the request\'s id could not be read.' },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'integer', example: -32700 }, message: { type: 'string', example: 'Parse error: The request body is not valid JSON.' }, data: {} },
+    },
+  },
+};
+
+/**
+ * Operation extension naming the media type of an operation's transport errors when they are not problem+json (the
+ * MCP endpoint answers JSON-RPC errors, as MCP clients expect): the document enrichment keeps those declarations.
+ */
+export const ERROR_MEDIA_TYPE_EXTENSION = 'x-atrium-error-media-type';
+
 /** OAuth 2.0 Protected Resource Metadata of a tenant's MCP endpoint (RFC 9728, section 2). */
 export class ProtectedResourceMetadataDto {
   @ApiProperty({ description: 'The protected resource: the tenant\'s MCP endpoint URL.', example: 'https://atrium.example.com/api/acme/mcp' })
