@@ -94,6 +94,14 @@ describe('built-in authorization server with standard OAuth 2.0 clients', () => 
     });
   }
 
+  it('the authorization endpoint the metadata names (for the MCP SDK\'s schema) grants nothing: every request is an RFC 6749 error', async () => {
+    for (const query of ['', `?client_id=${writer.clientId}&response_type=code&scope=chat:read`, `?client_id=${writer.clientId}&response_type=token`]) {
+      const response = await http().get(`/oauth/auth${query}`).redirects(0);
+      expect({ query, status: response.status, error: response.body.error }).toEqual({ query, status: 400, error: expect.stringMatching(/^(invalid_request|unsupported_response_type|invalid_client|invalid_redirect_uri)$/) });
+      expect(response.headers.location).toBeUndefined();
+    }
+  });
+
   it('jose verifies the issued token against the JWKS named by the metadata (issuer, audience, ES256)', async () => {
     const { tokens, metadata } = await standardClient({ library: 'oauth4webapi', action: 'token', algorithm: 'oauth2', auth: 'basic', issuer, ...writer });
     const jwks = createRemoteJWKSet(new URL(metadata.jwks_uri));

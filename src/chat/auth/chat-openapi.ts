@@ -27,7 +27,7 @@ export function addChatSecurityScheme(skeleton: Omit<OpenAPIObject, 'paths'>, ap
   const settings = app.get<ChatOAuthSettings>(CHAT_OAUTH_SETTINGS, { strict: false });
   const source =
     settings.mode === 'built-in'
-      ? `the built-in authorization server (\`${settings.tokenUrl}\`, HTTP Basic client authentication; create a client with \`atrium-chat client create --tenant <id>\`)`
+      ? `the built-in authorization server (\`${settings.tokenUrl}\`, client_secret_basic or client_secret_post; metadata at \`/.well-known/oauth-authorization-server/oauth\`; create a client with \`atrium-chat client create --tenant <id>\`)`
       : `the issuer ${settings.issuer}`;
   skeleton.components ??= {};
   skeleton.components.securitySchemes ??= {};
