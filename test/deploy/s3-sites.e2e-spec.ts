@@ -1,6 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import request from 'supertest';
 import { createS3Client, S3Bucket } from '../../src/common/storage/s3.storage';
+import { SiteReconciler } from '../../src/deploy/deployments/site-reconciler';
 import { deployArchive, newAgent } from '../support/deploy-factories';
 import { rawTarGz } from '../support/raw-tar';
 import { startLocalS3, type LocalS3 } from '../support/s3-server';
@@ -30,7 +31,7 @@ describe('sites on S3 (STORAGE_DRIVER=s3)', () => {
 
   beforeAll(async () => {
     s3 = await startLocalS3();
-    [onS3, onDisk] = await Promise.all([startTestApp(s3.env), startTestApp()]);
+    [onS3, onDisk] = await Promise.all([startTestApp({ ...s3.env, DEPLOY_LEFTOVER_GRACE_MS: '1500' }), startTestApp()]);
     bucket = new S3Bucket(createS3Client({ endpoint: s3.endpoint, bucket: s3.bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true }), s3.bucket);
     const deployTo = async (app: TestApp) => {
       const agent = await newAgent(app.baseUrl);
@@ -58,8 +59,8 @@ describe('sites on S3 (STORAGE_DRIVER=s3)', () => {
   it('serves every file byte-identical, with the same headers as from disk', async () => {
     for (const [name, content] of Object.entries(files)) {
       const [fromS3, fromDisk] = await Promise.all([
-        request(onS3.baseUrl).get(s3Url + name).buffer(true).parse(binaryParser).expect(200),
-        request(onDisk.baseUrl).get(diskUrl + name).buffer(true).parse(binaryParser).expect(200),
+        request(onS3.baseUrl).get(s3Url + name).responseType('blob').expect(200),
+        request(onDisk.baseUrl).get(diskUrl + name).responseType('blob').expect(200),
       ]);
       expect(Buffer.compare(fromS3.body as Buffer, content)).toBe(0);
       expect(Buffer.compare(fromDisk.body as Buffer, content)).toBe(0);
@@ -81,7 +82,7 @@ describe('sites on S3 (STORAGE_DRIVER=s3)', () => {
   });
 
   it('answers ranges with 206 and the exact bytes, an unsatisfiable range with 416, a matching ETag with 304', async () => {
-    const part = await request(onS3.baseUrl).get(`${s3Url}assets/data.bin`).set('Range', 'bytes=1000-1999').buffer(true).parse(binaryParser).expect(206);
+    const part = await request(onS3.baseUrl).get(`${s3Url}assets/data.bin`).set('Range', 'bytes=1000-1999').responseType('blob').expect(206);
     expect(part.headers['content-range']).toBe(`bytes 1000-1999/${binary.length}`);
     expect(Buffer.compare(part.body as Buffer, binary.subarray(1000, 2000))).toBe(0);
     await request(onS3.baseUrl).get(`${s3Url}assets/data.bin`).set('Range', 'bytes=900000-').expect(416);
@@ -109,6 +110,15 @@ describe('sites on S3 (STORAGE_DRIVER=s3)', () => {
     const response = await request(onS3.baseUrl).get(`/${namespace}/zzzzzzzz-orphan-20260101000000/index.html`);
     expect(response.status).toBe(404);
     expect(response.text).not.toContain('not committed');
+    // The leftover sweep removes the orphan's objects once they are older than DEPLOY_LEFTOVER_GRACE_MS, not before,
+    // and leaves the committed deploy's alone.
+    const reconciler = onS3.app.get(SiteReconciler);
+    expect((await reconciler.sweep()).orphans).toBe(0);
+    expect(await bucket.list(orphan)).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    expect((await reconciler.sweep()).orphans).toBe(1);
+    expect(await bucket.list(orphan)).toEqual([]);
+    expect((await bucket.list(s3Site.prefix)).length).toBeGreaterThan(0);
   });
 
   it('hides a deleted site at once and removes its objects', async () => {
@@ -118,9 +128,3 @@ describe('sites on S3 (STORAGE_DRIVER=s3)', () => {
   });
 });
 
-/** supertest parser keeping the body as raw bytes. */
-function binaryParser(response: NodeJS.ReadableStream & { setEncoding?: unknown }, done: (error: Error | null, body: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  response.on('data', (chunk: Buffer) => chunks.push(chunk));
-  response.on('end', () => done(null, Buffer.concat(chunks)));
-}

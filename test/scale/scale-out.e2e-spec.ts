@@ -183,7 +183,7 @@ describe('scale-out: 3 instances, one database, one S3 bucket, a load balancer (
     let compared = 0;
     for (const baseUrl of [B().baseUrl, C().baseUrl, balancer.url, balancer.url, balancer.url]) {
       for (const [name, content] of Object.entries(files)) {
-        const response = await request(baseUrl).get(sitePath + name).buffer(true).parse(rawBytes).expect(200);
+        const response = await request(baseUrl).get(sitePath + name).responseType('blob').expect(200);
         expect(Buffer.compare(response.body as Buffer, content)).toBe(0);
         compared++;
       }
@@ -194,7 +194,7 @@ describe('scale-out: 3 instances, one database, one S3 bucket, a load balancer (
   it('downloads through C an evaluation file uploaded through B', async () => {
     const content = Buffer.from(Array.from({ length: 50_000 }, (_, i) => (i * 7) % 256));
     const uploaded = await evalApi(B().baseUrl, 'post', '/api/files').attach('file', content, { filename: 'data.bin', contentType: 'application/octet-stream' }).expect(201);
-    const downloaded = await evalApi(C().baseUrl, 'get', `/api/files/${uploaded.body.id}/download`).buffer(true).parse(rawBytes).expect(200);
+    const downloaded = await evalApi(C().baseUrl, 'get', `/api/files/${uploaded.body.id}/download`).responseType('blob').expect(200);
     expect(Buffer.compare(downloaded.body as Buffer, content)).toBe(0);
     // Nothing of it on any instance's disk: the bytes live in the bucket.
     expect((await sql('SELECT storage_key FROM eval_file WHERE id = $1', [uploaded.body.id]))[0].storage_key).toMatch(/^evaluation-files\//);
@@ -294,9 +294,3 @@ describe('scale-out: 3 instances, one database, one S3 bucket, a load balancer (
   });
 });
 
-/** supertest parser keeping the body as raw bytes. */
-function rawBytes(response: NodeJS.ReadableStream, done: (error: Error | null, body: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  response.on('data', (chunk: Buffer) => chunks.push(chunk));
-  response.on('end', () => done(null, Buffer.concat(chunks)));
-}

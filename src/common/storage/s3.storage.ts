@@ -122,14 +122,19 @@ export class S3Bucket {
 
   /** Every key under `prefix`. */
   async list(prefix: string): Promise<string[]> {
-    const keys: string[] = [];
+    return (await this.listDetailed(prefix)).map((item) => item.key);
+  }
+
+  /** Every object under `prefix` with its last change (epoch ms). */
+  async listDetailed(prefix: string): Promise<{ key: string; modifiedMs: number }[]> {
+    const items: { key: string; modifiedMs: number }[] = [];
     let token: string | undefined;
     do {
       const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
-      for (const item of page.Contents ?? []) if (item.Key) keys.push(item.Key);
+      for (const item of page.Contents ?? []) if (item.Key) items.push({ key: item.Key, modifiedMs: item.LastModified?.getTime() ?? 0 });
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
-    return keys;
+    return items;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Dirent } from 'node:fs';
 import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
@@ -7,6 +7,9 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { parseTrashName, STAGING_DIR, withdrawPublishedSite } from './site-publisher';
 import { leftoverVerdict, orphanFolders, SITE_TRY_LOCK_SQL } from './site-reconciler.rules';
+import { OBJECT_BUCKET } from '../../common/storage/storage.module';
+import type { S3Bucket } from '../../common/storage/s3.storage';
+import { siteObjectPrefix, SITES_PREFIX } from '../sites/s3-site-serving';
 
 /** What one pass did (counts), for logs and tests. */
 export interface SiteSweepReport {
@@ -49,6 +52,7 @@ export class SiteReconciler implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(OBJECT_BUCKET) private readonly bucket: S3Bucket | null = null,
   ) {}
 
   /** Runs the start-up pass (awaited, so it is done before requests arrive), then one every interval. */
@@ -120,7 +124,45 @@ export class SiteReconciler implements OnApplicationBootstrap, OnModuleDestroy {
         if (await this.removeOrphan(namespace.name, directoryName)) report.orphans++;
       }
     }
+    if (this.bucket) report.orphans += await this.sweepBucket(this.bucket, now, this.config.siteReconciler.graceMs);
     return report;
+  }
+
+  /**
+   * STORAGE_DRIVER=s3 (issue 20 item 4): a deploy's prefix `sites/<ns>/<dir>/` without a deployment row (a publish
+   * killed between its upload and its commit, or a delete killed before removing the objects) is deleted once its
+   * newest object is older than DEPLOY_LEFTOVER_GRACE_MS (an upload in progress on any instance keeps adding objects)
+   * and, under the site's advisory lock, its row is still absent. Such objects are never served (serving reads the row).
+   * @returns prefixes removed
+   */
+  private async sweepBucket(bucket: S3Bucket, now: number, graceMs: number): Promise<number> {
+    let removed = 0;
+    // One listing of every site object, grouped by namespace and deploy, with each deploy's newest change.
+    const newestByDeploy = new Map<string, Map<string, number>>();
+    for (const item of await bucket.listDetailed(SITES_PREFIX)) {
+      const [namespace, directoryName] = item.key.slice(SITES_PREFIX.length).split('/');
+      if (!namespace || !directoryName) continue;
+      const deploys = newestByDeploy.get(namespace) ?? new Map<string, number>();
+      deploys.set(directoryName, Math.max(deploys.get(directoryName) ?? 0, item.modifiedMs));
+      newestByDeploy.set(namespace, deploys);
+    }
+    for (const [namespace, deploys] of newestByDeploy) {
+      const rows = (await this.dataSource.query(`SELECT directory_name FROM deploy_deployment WHERE namespace = $1`, [namespace])) as { directory_name: string }[];
+      for (const directoryName of orphanFolders([...deploys.keys()], new Set(rows.map((row) => row.directory_name)))) {
+        const prefix = siteObjectPrefix(namespace, directoryName);
+        if (leftoverVerdict(deploys.get(directoryName)!, now, graceMs) !== 'remove') continue;
+        const orphan = await this.dataSource.transaction(async (manager) => {
+          const [{ locked }] = (await manager.query(SITE_TRY_LOCK_SQL, [directoryName])) as [{ locked: boolean }];
+          if (!locked) return false;
+          return ((await manager.query(`SELECT 1 FROM deploy_deployment WHERE directory_name = $1`, [directoryName])) as unknown[]).length === 0;
+        });
+        if (!orphan) continue;
+        await bucket.deletePrefix(prefix);
+        this.logger.warn(`Removed orphan site objects ${prefix}: no deployment row names them (a publish or delete was interrupted).`);
+        removed++;
+      }
+    }
+    return removed;
   }
 
   /** A withdrawn site: removed, restored, or left to the delete that holds its row. */
