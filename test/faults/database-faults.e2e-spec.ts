@@ -15,7 +15,7 @@ import { clusterFolder, createPostgresCluster, type PostgresCluster } from '../s
 const FAULT_MS = Number(process.env.ATRIUM_FAULT_MS ?? 12_000);
 const CONNECT_TIMEOUT_MS = 2_000;
 const STATEMENT_TIMEOUT_MS = 3_000;
-const HEALTH_TIMEOUT_MS = 1_000;
+const HEALTH_TIMEOUT_MS = 800;
 /** A request during a fault answers within the connect + statement timeouts (+ the client-side 0.5 s) + 1 s. */
 const ANSWER_BOUND_MS = CONNECT_TIMEOUT_MS + STATEMENT_TIMEOUT_MS + 500 + 1_000;
 const API_KEY = 'eval-api-key-faults-0123456789abcdef';

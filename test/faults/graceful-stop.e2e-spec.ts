@@ -13,7 +13,7 @@ import { rawTarGz } from '../support/raw-tar';
 
 const API_KEY = 'eval-api-key-sigterm-0123456789abcdef';
 const GRACE_MS = 15_000;
-const CASES = 40;
+const CASES = 60;
 const RUN_CONCURRENCY = 2;
 const TARGET_DELAY_MS = 1_000;
 
@@ -125,7 +125,7 @@ describe('graceful stop in every mode (issue 20 item 3, acceptance 2)', () => {
     const agent = await registerChildAgent(first.baseUrl);
     const evalHeaders = { 'x-api-key': API_KEY };
 
-    // The run starts on the first instance (the only one with workers yet): 40 cases of 1 s, 2 at a time.
+    // The run starts on the first instance (the only one with workers yet): 60 cases of 1 s, 2 at a time.
     const cases = Array.from({ length: CASES }, (_, index) => ({ id: `c${index}`, input: `m${index}`, rules: [{ type: 'contains', value: `m${index}` }] }));
     const scenario = await postJson(first.baseUrl, '/api/scenarios', evalHeaders, { name: 'Stop', cases });
     expect(scenario.status).toBe(201);
