@@ -51,6 +51,8 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      // Every response of every suite is checked against the served OpenAPI document (issue 22 acceptance 3).
+      setupFilesAfterEnv: ['<rootDir>/test/support/response-contract.setup.ts'],
     },
   ],
 };

@@ -11,6 +11,7 @@ import { createRootLogger, PinoNestLogger } from '../../src/common/logging/logge
 import { loadConfig } from '../../src/app.config';
 import { AppConfig } from '../../src/config/app-config';
 import { freePort } from './free-port';
+import { installResponseRecorder, loadServedDocument } from './response-contract';
 
 /** A running Atrium on 127.0.0.1 with its own fresh database and data folder. */
 export interface TestApp {
@@ -81,8 +82,11 @@ export async function startTestApp(
     logger: new PinoNestLogger(logger),
     abortOnError: false, // a failing start throws here instead of exiting the Jest worker
   });
+  // Every response is checked against the served OpenAPI document after the suite (response-contract.ts).
+  installResponseRecorder(app);
   configureApp(app, config, logger);
   await app.listen(port, '127.0.0.1');
+  await loadServedDocument(`http://127.0.0.1:${port}`);
   return {
     app,
     baseUrl: `http://127.0.0.1:${port}`,

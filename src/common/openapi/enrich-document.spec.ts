@@ -77,7 +77,7 @@ describe('enrichOpenApiDocument', () => {
       {
         OuterDto: { type: 'object', properties: { name: { type: 'string' }, inner: { $ref: '#/components/schemas/InnerDto' } } },
         InnerDto: { type: 'object', properties: { label: { type: 'string' } } },
-        Thing: { type: 'object', properties: { id: { type: 'string' }, parent: { $ref: '#/components/schemas/InnerDto', nullable: true }, kind: { enum: ['a', 'b'], nullable: true } } },
+        Thing: { type: 'object', properties: { id: { type: 'string' }, parent: { $ref: '#/components/schemas/Extra', nullable: true }, kind: { enum: ['a', 'b'], nullable: true } } },
         Extra: { type: 'object', properties: { reason: { type: 'string' } } },
       },
     );
@@ -115,12 +115,21 @@ describe('enrichOpenApiDocument', () => {
     expect(document.components.schemas.Thing.additionalProperties).toBeUndefined();
   });
 
+  it('leaves a body schema open when the server also sends it (responses may carry more fields)', () => {
+    const document = base();
+    document.components.schemas.Thing.properties.inner = { $ref: '#/components/schemas/InnerDto' };
+    enrichOpenApiDocument(document, routeFacts);
+    expect(document.components.schemas.OuterDto.additionalProperties).toBe(false);
+    expect(document.components.schemas.InnerDto.additionalProperties).toBeUndefined();
+  });
+
   it('declares security: [] on public operations, a server, and types beside every nullable', () => {
     const document = enrichOpenApiDocument(base(), routeFacts) as any;
     expect(document.paths['/api/things'].get.security).toEqual([]);
     expect(document.paths['/api/things'].post.security).toEqual([{ key: [] }]);
     expect(document.servers).toHaveLength(1);
-    expect(document.components.schemas.Thing.properties.parent).toEqual({ allOf: [{ $ref: '#/components/schemas/InnerDto' }], nullable: true, type: 'object' });
+    // null passes a validator: a nullable $ref becomes "that or null".
+    expect(document.components.schemas.Thing.properties.parent).toEqual({ anyOf: [{ $ref: '#/components/schemas/Extra' }, { type: 'object', nullable: true, enum: [null] }] });
     expect(document.components.schemas.Thing.properties.kind).toEqual({ enum: ['a', 'b', null], nullable: true, type: 'string' });
   });
 

@@ -2,7 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { PROBLEM_CONTENT_TYPE, reasonPhrase } from '../http/problem-details';
-import type { RouteFacts } from './route-facts';
+import { constraintsOf, RouteFacts } from './route-facts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the document is walked as plain JSON */
 type Json = any;
@@ -36,6 +36,25 @@ export const PROBLEM_SCHEMA = {
     errorId: { type: 'string', description: 'On a 500: the id the server log carries for this failure.' },
   },
   additionalProperties: true,
+};
+
+/** Name of the JSON-RPC 2.0 error response component (the MCP endpoint's transport errors). */
+export const JSON_RPC_ERROR_SCHEMA_NAME = 'JsonRpcErrorResponse';
+
+/** A JSON-RPC 2.0 error response, as the MCP transport sends it for a message it refuses. */
+export const JSON_RPC_ERROR_SCHEMA = {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 error response (the MCP endpoint answers transport errors this way, not with problem+json).',
+  required: ['jsonrpc', 'error'],
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    id: { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'object', nullable: true, enum: [null] }] },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'integer', example: -32700 }, message: { type: 'string' }, data: {} },
+    },
+  },
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -73,6 +92,11 @@ function declareProblem(operation: Json, status: number, description = ERROR_DES
   operation.responses ??= {};
   const key = String(status);
   const existing = operation.responses[key];
+  // The route says this error is a JSON-RPC error (the MCP transport): that is its body, not a problem.
+  if (/JSON-RPC error/i.test(existing?.description ?? '')) {
+    operation.responses[key] = { ...existing, content: { 'application/json': { schema: { $ref: `#/components/schemas/${JSON_RPC_ERROR_SCHEMA_NAME}` } } } };
+    return;
+  }
   const schemas = Object.values(existing?.content ?? {})
     .map((media: Json) => media?.schema)
     .filter((schema) => schema && schema.$ref !== PROBLEM_REF.$ref)
@@ -81,28 +105,62 @@ function declareProblem(operation: Json, status: number, description = ERROR_DES
   operation.responses[key] = { ...existing, description: existing?.description || description, content: { [PROBLEM_CONTENT_TYPE]: { schema } } };
 }
 
-/** Turns `{ nullable: true }` beside a `$ref` (ignored by OpenAPI 3.0) or without `type` into a typed schema. */
+/** The schema of `null` alone, typed (Redocly's nullable-type-sibling). */
+const NULL_ONLY = { type: 'object', nullable: true, enum: [null] };
+
+/**
+ * Makes every `nullable: true` mean what it says for a validator, with a `type` beside it: an enum gains `null`; a
+ * `$ref` or `allOf` (which would still refuse `null`) becomes `anyOf: [that, null]`; alternatives each take `null`.
+ */
 function typeNullables(node: Json): void {
   if (!node || typeof node !== 'object') return;
   if (Array.isArray(node)) return node.forEach(typeNullables);
   for (const value of Object.values(node)) typeNullables(value);
-  if (node.nullable !== true || node.type) return;
-  const alternatives = node.oneOf ?? node.anyOf;
-  if (alternatives) {
-    // null joins each alternative; anyOf, since null would then match more than one of a oneOf.
+  if (node.nullable !== true) return;
+  if (node.enum && !node.enum.includes(null)) node.enum = [...node.enum, null];
+  if (node.$ref || node.allOf) {
+    // `{ nullable, type: object, allOf: [ref] }` (as @nestjs/swagger writes it) still refuses null through the ref.
+    const inner = node.$ref ? { $ref: node.$ref } : { allOf: node.allOf };
+    delete node.$ref;
+    delete node.allOf;
     delete node.nullable;
-    delete node.oneOf;
-    node.anyOf = alternatives.map((alternative: Json) => ({ ...alternative, nullable: true }));
-    node.anyOf.forEach(typeNullables);
+    delete node.type;
+    node.anyOf = [inner, NULL_ONLY];
     return;
   }
-  if (node.$ref) {
-    const ref = node.$ref;
-    delete node.$ref;
-    node.allOf = [{ $ref: ref }];
+  if (node.type) return;
+  if (node.enum) {
+    node.type = typeof node.enum.find((value: unknown) => value !== null) === 'number' ? 'number' : 'string';
+    return;
   }
-  node.type = node.enum ? (typeof node.enum.find((value: unknown) => value !== null) === 'number' ? 'number' : 'string') : node.items ? 'array' : 'object';
-  if (node.enum && !node.enum.includes(null)) node.enum = [...node.enum, null];
+  const alternatives = node.oneOf ?? node.anyOf;
+  if (alternatives) {
+    // null joins the alternatives; anyOf, since null could match more than one of a oneOf.
+    delete node.nullable;
+    delete node.oneOf;
+    node.anyOf = alternatives.some((alternative: Json) => alternative.enum?.length === 1 && alternative.enum[0] === null) ? alternatives : [...alternatives, NULL_ONLY];
+    return;
+  }
+  node.type = node.items ? 'array' : 'object';
+}
+
+/** Names of the component schemas reachable from any response (they describe what the server sends). */
+function responseSchemaNames(document: Json): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: Json): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (typeof node.$ref === 'string') {
+      const name = node.$ref.split('/').pop();
+      if (!names.has(name)) {
+        names.add(name);
+        visit(document.components?.schemas?.[name]);
+      }
+    }
+    for (const [key, value] of Object.entries(node)) if (key !== '$ref') visit(value);
+  };
+  for (const { operation } of operationsOf(document)) visit(operation.responses);
+  return names;
 }
 
 /** Swagger's component name of a DTO class (`@ApiSchema({ name })`, else the class name). */
@@ -130,6 +188,22 @@ export function whitelistedClasses(type: Type<unknown>, found = new Set<Type<unk
   return found;
 }
 
+/**
+ * Gives a body schema's properties what their class-validator rules enforce and the schema doesn't say yet:
+ * `format: uuid`, `type: integer`, numeric and length bounds.
+ */
+function applyBodyConstraints(schema: Json, type: Type<unknown>): void {
+  for (const [property, target] of Object.entries(schema?.properties ?? {}) as [string, Json][]) {
+    if (!target || target.$ref || target.allOf) continue;
+    const constraints = constraintsOf(type, property);
+    if (constraints.format && target.type === 'string') target.format ??= constraints.format;
+    if (constraints.type === 'integer' && target.type === 'number') target.type = 'integer';
+    for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) {
+      if (constraints[key] !== undefined && target[key] === undefined && (target.type === 'string') === key.endsWith('Length')) target[key] = constraints[key];
+    }
+  }
+}
+
 /** Applies the facts one route's validators give to its parameters. */
 function applyParameterFacts(operation: Json, facts: RouteFacts): void {
   for (const parameter of operation.parameters ?? []) {
@@ -152,6 +226,16 @@ function applyParameterFacts(operation: Json, facts: RouteFacts): void {
       if (constraints[key] !== undefined && target[key] === undefined) target[key] = constraints[key];
     }
   }
+}
+
+/**
+ * Whether the operation's input names an existing resource by id outside its path (a required uuid query parameter,
+ * or a uuid field of its body such as `scenario_id`), which the server answers with 404 when it doesn't exist.
+ */
+function namesAResource(document: Json, operation: Json): boolean {
+  if ((operation.parameters ?? []).some((parameter: Json) => parameter.in === 'query' && parameter.required && parameter.schema?.format === 'uuid')) return true;
+  const body = resolve(document, operation.requestBody?.content?.['application/json']?.schema);
+  return Object.values(body?.properties ?? {}).some((property: Json) => resolve(document, property)?.format === 'uuid');
 }
 
 /** The path of the item resource of a collection (`/x` → `/x/{id}`), when the document has one. */
@@ -189,7 +273,8 @@ function addLinks(document: Json): void {
  * Makes the generated document say what the server enforces (issue 22 item 2; DESIGN.md, Request pipeline):
  * - path and query parameters carry the formats and bounds of their pipes and class-validator rules (uuid ids,
  *   integer `page`/`size` with their bounds);
- * - every error is `application/problem+json` with the one {@link PROBLEM_SCHEMA}; 400 on every operation with input,
+ * - every error is `application/problem+json` with the one {@link PROBLEM_SCHEMA} (except those a route describes as a
+ *   "JSON-RPC error": `application/json` {@link JSON_RPC_ERROR_SCHEMA}); 400 on every operation with input,
  *   401/403 where a credential is checked, 404 where a path names a resource, 413 where a body is read, 429 where
  *   the credential check is under a guessing limit, 503 everywhere (database down, shutdown);
  * - JSON bodies the ValidationPipe whitelists say `additionalProperties: false`;
@@ -203,6 +288,7 @@ export function enrichOpenApiDocument(document: OpenAPIObject, facts: RouteFacts
   doc.components ??= {};
   doc.components.schemas ??= {};
   doc.components.schemas[PROBLEM_SCHEMA_NAME] = PROBLEM_SCHEMA;
+  if (JSON.stringify(doc.paths ?? {}).match(/JSON-RPC error/i)) doc.components.schemas[JSON_RPC_ERROR_SCHEMA_NAME] = JSON_RPC_ERROR_SCHEMA;
   if (!doc.servers?.length) doc.servers = [{ url: '/', description: 'The server that serves this document.' }];
   const factsByOperation = new Map(facts.map((fact) => [`${fact.method} ${fact.path}`, fact]));
   const strictSchemas = new Set<string>();
@@ -211,7 +297,10 @@ export function enrichOpenApiDocument(document: OpenAPIObject, facts: RouteFacts
     const fact = factsByOperation.get(`${method} ${path}`);
     if (fact) applyParameterFacts(operation, fact);
     if (fact?.bodyClass && operation.requestBody?.content?.['application/json']) {
-      for (const type of whitelistedClasses(fact.bodyClass)) strictSchemas.add(componentName(type));
+      for (const type of whitelistedClasses(fact.bodyClass)) {
+        strictSchemas.add(componentName(type));
+        applyBodyConstraints(doc.components.schemas[componentName(type)], type);
+      }
     }
     const auth = operation['x-atrium-auth'] as { credential?: string } | undefined;
     const isPublic = !auth || auth.credential === 'none';
@@ -223,7 +312,7 @@ export function enrichOpenApiDocument(document: OpenAPIObject, facts: RouteFacts
       declareProblem(operation, 401);
       declareProblem(operation, 403);
     }
-    if (parameters.some((parameter) => parameter.in === 'path')) declareProblem(operation, 404);
+    if (parameters.some((parameter) => parameter.in === 'path') || namesAResource(doc, operation)) declareProblem(operation, 404);
     if (operation.requestBody) declareProblem(operation, 413);
     if (fact?.guessLimited || operation.responses?.['429']) declareProblem(operation, 429);
     declareProblem(operation, 503);
@@ -232,7 +321,10 @@ export function enrichOpenApiDocument(document: OpenAPIObject, facts: RouteFacts
     }
   }
 
+  // A schema the server also sends may carry fields a request may not: only request-only schemas are closed.
+  const sent = responseSchemaNames(doc);
   for (const name of strictSchemas) {
+    if (sent.has(name)) continue;
     const schema = doc.components.schemas[name];
     if (schema?.type === 'object' || schema?.properties) schema.additionalProperties = false;
   }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -175,6 +175,8 @@ export class ReportScoreDto {
 }
 
 /** Evidence of a finding: a session of this evaluation, optionally one of its messages. */
+// Its own schema name: analysis.dto.ts has a ReportEvidenceDto too, and one would overwrite the other in the document.
+@ApiSchema({ name: 'IntelligentReportEvidenceDto' })
 export class ReportEvidenceDto {
   @ApiProperty({ description: 'A session of this evaluation (another evaluation\'s or an unknown session → 400).', format: 'uuid' })
   @IsUUID()
@@ -213,6 +215,7 @@ export class ReportFindingDto {
 }
 
 /** A recommendation. */
+@ApiSchema({ name: 'IntelligentReportRecommendationDto' })
 export class ReportRecommendationDto {
   @ApiProperty({ description: 'What to do.', maxLength: 500 })
   @IsString() @MinLength(1) @MaxLength(500)

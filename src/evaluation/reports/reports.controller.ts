@@ -32,7 +32,7 @@ export class ReportsController {
     summary: 'Compare two runs of one scenario',
     description: 'Returns `run_a`, `run_b`, `delta` (`pass_rate`, `passed_cases`, `passed_rules`: run_b − run_a) and `cases` matched by case id, each with `changed`. 400 when the runs belong to different scenarios.',
   })
-  @ApiOkResponse({ description: 'The comparison report.' })
+  @ApiOkResponse({ description: 'The comparison report.', schema: { type: 'object', additionalProperties: true } })
   @ApiBadRequestResponse({ description: 'Runs of different scenarios, or bad ids.' })
   compare(@Query() query: CompareQueryDto) {
     return this.reports.compare(query.run1, query.run2);
@@ -40,7 +40,7 @@ export class ReportsController {
 
   @Get(':id')
   @ApiOperation({ operationId: 'getReport', summary: 'Report of a run (JSON)', description: 'Header (scenario, `v<n>`, target, times), summary, and every case with its rules and reasons.' })
-  @ApiOkResponse({ description: 'The single report.' })
+  @ApiOkResponse({ description: 'The single report.', schema: { type: 'object', additionalProperties: true } })
   @ApiNotFoundResponse({ description: 'Unknown run.' })
   report(@Param('id', ParseUUIDPipe) id: string) {
     return this.reports.report(id);

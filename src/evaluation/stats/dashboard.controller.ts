@@ -26,7 +26,7 @@ export class DashboardController {
     summary: 'Dashboard statistics',
     description: 'Counts of scenarios and targets, runs by status, mean pass rate per UTC day of completed runs, and the slowest targets by mean p95 latency; all SQL aggregates.',
   })
-  @ApiOkResponse({ description: '`{ scenarios, targets, runs_by_status, pass_rate_trend: [{ day, runs, mean_pass_rate }], slowest_targets: [{ target_id, target_name, runs, mean_latency_p95_ms }], window_days }`' })
+  @ApiOkResponse({ description: '`{ scenarios, targets, runs_by_status, pass_rate_trend: [{ day, runs, mean_pass_rate }], slowest_targets: [{ target_id, target_name, runs, mean_latency_p95_ms }], window_days }`', schema: { type: 'object', additionalProperties: true } })
   stats(@Query() query: DashboardQueryDto): Promise<DashboardStats> {
     return this.dashboard.stats(query.days);
   }
