@@ -3,6 +3,7 @@ import { DataSource, type EntitySchema, type Logger as TypeOrmLogger } from 'typ
 import type { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions } from '../database/data-source-options';
 import { runningEmbeddedDatabaseUrl, startEmbeddedPostgres } from '../database/embedded-postgres';
+import { migrateUnderLock } from '../database/migration-lock';
 
 /** TypeORM logger that drops everything. */
 const SILENT_TYPEORM_LOGGER: TypeOrmLogger = {
@@ -54,12 +55,16 @@ export async function openCliDatabase(config: AppConfig, entities: (Function | E
   }
   const dataSource = new DataSource({
     ...buildDataSourceOptions(url),
+    // Migrations run first, under the same advisory lock as the app's, so a command started beside a starting app
+    // never races it.
+    migrationsRun: false,
     entities,
     // The CLI's stdout is its answer: no migration or query chatter (errors surface as exceptions).
     logger: SILENT_TYPEORM_LOGGER,
     extra: { options: '-c timezone=UTC', max: 2 },
   });
   try {
+    await migrateUnderLock(url, undefined, SILENT_TYPEORM_LOGGER);
     await dataSource.initialize();
   } catch (error) {
     await stopEmbedded?.();

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { DataSource, type Migration } from 'typeorm';
+import { DataSource, type Logger as TypeOrmLogger, type Migration } from 'typeorm';
 import { buildDataSourceOptions } from './data-source-options';
 import { DEFAULT_DATABASE_SETTINGS, type DatabaseSettings, pgClientOptions } from './database.config';
 
@@ -19,10 +19,11 @@ const UNLOCK_SQL = `SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
  * killed mid-migration releases it (its transaction rolls back too).
  * @param url postgres:// URL of the app's database
  * @param settings connect timeout and migration statement limit (ms); the lock wait is bounded by the same limit
+ * @param logger TypeORM logger of the migration session (the CLIs pass a silent one: their stdout is their answer)
  * @returns the migrations applied by this call (empty when another instance had applied them)
  * @throws the database error when PostgreSQL can't be reached or a migration fails (the lock is released)
  */
-export async function migrateUnderLock(url: string, settings: DatabaseSettings = DEFAULT_DATABASE_SETTINGS): Promise<Migration[]> {
+export async function migrateUnderLock(url: string, settings: DatabaseSettings = DEFAULT_DATABASE_SETTINGS, logger?: TypeOrmLogger): Promise<Migration[]> {
   const limit = settings.migrationStatementTimeoutMs;
   const lock = new Client({ connectionString: url, application_name: 'atrium-migration-lock', ...pgClientOptions(settings, limit) });
   // A connection error on the idle lock session must not crash the process; the migration's own error is thrown.
@@ -35,6 +36,7 @@ export async function migrateUnderLock(url: string, settings: DatabaseSettings =
       ...options,
       migrationsRun: false,
       extra: { ...(options.extra as object), max: 1, application_name: 'atrium-migrations', ...pgClientOptions(settings, limit) },
+      ...(logger ? { logger } : {}),
     } as typeof options);
     await dataSource.initialize();
     try {
