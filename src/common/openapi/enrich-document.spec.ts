@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsString, IsUUID, Max, Min, ValidateNested } from 'class-validator';
 import { PageQueryDto } from '../paging/page';
 import { enrichOpenApiDocument, PROBLEM_SCHEMA_NAME, whitelistedClasses } from './enrich-document';
-import { constraintsOf, RouteFacts, toOpenApiPath } from './route-facts';
+import { constraintsOf, jsonSchemaPattern, RouteFacts, toOpenApiPath } from './route-facts';
 
 class InnerDto {
   @ApiProperty() @IsString() label: string;
@@ -41,6 +41,15 @@ describe('constraintsOf (class-validator → schema)', () => {
   it('makes page and size integers with their bounds', () => {
     expect(constraintsOf(PageQueryDto, 'page')).toEqual({ type: 'integer', minimum: 0, maximum: 1_000_000 });
     expect(constraintsOf(PageQueryDto, 'size')).toMatchObject({ type: 'integer', minimum: 1, maximum: 200 });
+  });
+});
+
+describe('jsonSchemaPattern', () => {
+  it('keeps a case-insensitive pattern only when its letters are class ranges it can widen', () => {
+    expect(jsonSchemaPattern('^[0-9a-f]{8}-[0-9a-f]{4}$', 'i')).toBe('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}$');
+    expect(new RegExp(jsonSchemaPattern('^[0-9a-f]{8}-[0-9a-f]{4}$', 'i')!).test('ABCDEF01-00ff')).toBe(true);
+    expect(jsonSchemaPattern('^[A-Za-z]+(,(asc|desc))?$', 'i')).toBeUndefined();
+    expect(jsonSchemaPattern('^\\d+$', '')).toBe('^\\d+$');
   });
 });
 

@@ -83,13 +83,25 @@ export function constraintsOf(target: Type<unknown>, property: string): SchemaCo
       case 'isIn':
         if (Array.isArray(first)) constraints.enum = first;
         break;
-      case 'matches':
-        if (first instanceof RegExp && !first.flags.includes('i')) constraints.pattern = first.source;
-        else if (typeof first === 'string' && !second) constraints.pattern = first;
+      case 'matches': {
+        const pattern = jsonSchemaPattern(first instanceof RegExp ? first.source : String(first), first instanceof RegExp ? first.flags : String(second ?? ''));
+        if (pattern) constraints.pattern = pattern;
         break;
+      }
     }
   }
   return constraints;
+}
+
+/**
+ * A JSON-schema `pattern` (no flags) equal to the regular expression `source` with `flags`: as is without `i`; with
+ * `i` only when every letter sits in a character-class range (`[0-9a-f]` → `[0-9a-fA-F]`); otherwise none.
+ */
+export function jsonSchemaPattern(source: string, flags: string): string | undefined {
+  if (!flags.includes('i')) return flags.replace(/[gu]/g, '') === '' ? source : undefined;
+  const outsideClasses = source.replace(/\[[^\]]*\]/g, '').replace(/\\[dDwWsSbB]|\{\d+(,\d*)?\}/g, '');
+  if (/[A-Za-z]/.test(outsideClasses)) return undefined;
+  return source.replace(/\[([^\]]*)\]/g, (whole, inner: string) => `[${inner.replace(/a-f(?!A)/g, 'a-fA-F').replace(/a-z(?!A)/g, 'a-zA-Z')}]`);
 }
 
 /** Properties of a DTO class that carry class-validator rules. */
