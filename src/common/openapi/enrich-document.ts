@@ -120,7 +120,7 @@ function typeNullables(node: Json): void {
   if (node.enum && !node.enum.includes(null)) node.enum = [...node.enum, null];
   if (node.$ref || node.allOf) {
     // `{ nullable, type: object, allOf: [ref] }` (as @nestjs/swagger writes it) still refuses null through the ref.
-    const inner = node.$ref ? { $ref: node.$ref } : { allOf: node.allOf };
+    const inner = node.$ref ? { $ref: node.$ref } : node.allOf.length === 1 ? node.allOf[0] : { allOf: node.allOf };
     delete node.$ref;
     delete node.allOf;
     delete node.nullable;
