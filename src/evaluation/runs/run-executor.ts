@@ -23,6 +23,8 @@ import { LIVE_RUN_STATUSES, RunEntity } from './run.entity';
 import { createRubricJudge } from './rubric-judge';
 import { RunWebhook } from './run-webhook';
 import { CASE_ERROR_MAX_CHARS, cutStored, RULE_REASON_MAX_CHARS, targetReplyProblem } from './run-caps';
+import { classifyDatabaseError } from '../../common/http/database-problem';
+import { retryWhileDatabaseUnavailable } from '../../database/retry-unavailable';
 import { CLAIM_RUN_SQL, newRunLeaseOwner, RELEASE_RUN_LEASE_SQL, RENEW_RUN_LEASE_SQL, returnedRows } from './run-lease';
 
 /** Attempts per target call and backoff bounds (ms); Retry-After is honoured up to the cap. */
@@ -150,7 +152,7 @@ export class RunExecutor implements OnModuleDestroy {
           if (!done.has(`${testCase.id}\u0000${repeatIndex}`)) items.push({ testCase, position, repeatIndex });
         });
       }
-      const cancelled = await this.runPool(items, Math.min(run.concurrency, target.maxConcurrency), runId, lease, (item) => this.runCase(run, channel, judge, item));
+      const cancelled = await this.runPool(items, Math.min(run.concurrency, target.maxConcurrency), runId, lease, (item) => this.runCase(run, channel, judge, item, lease));
       if (cancelled || lease.lost) return;
       if (this.stopping) throw new RunInterruptedError(runId);
       await this.complete(run, startedAt);
@@ -169,7 +171,15 @@ export class RunExecutor implements OnModuleDestroy {
     const isCancelled = async () => {
       if (Date.now() - checkedAt > CANCEL_CHECK_MS) {
         checkedAt = Date.now();
-        const current = await this.dataSource.getRepository(RunEntity).findOne({ where: { id: runId }, select: { id: true, status: true } });
+        // While the database is away the run goes on (results wait in retryWhileDatabaseUnavailable); a failed
+        // check must not abandon the cases in flight, or a retried job would send them again.
+        const current = await this.dataSource
+          .getRepository(RunEntity)
+          .findOne({ where: { id: runId }, select: { id: true, status: true } })
+          .catch((error: unknown) => {
+            if (classifyDatabaseError(error)?.status !== 503) throw error;
+            return { status: 'running' as const };
+          });
         cancelled = current?.status !== 'running';
       }
       return cancelled;
@@ -180,7 +190,7 @@ export class RunExecutor implements OnModuleDestroy {
   }
 
   /** Sends one case's turns, judges the last reply, stores the result. */
-  private async runCase(run: RunEntity, channel: TargetChannel, judge: RubricJudge | undefined, item: WorkItem): Promise<void> {
+  private async runCase(run: RunEntity, channel: TargetChannel, judge: RubricJudge | undefined, item: WorkItem, lease: LeaseHold): Promise<void> {
     const { testCase, repeatIndex } = item;
     const messages = testCase.turns ?? [testCase.input ?? ''];
     const history: ChatTurn[] = [];
@@ -223,7 +233,9 @@ export class RunExecutor implements OnModuleDestroy {
     }
     const verdict = status === 'errored' ? { pass: false, score: 0 } : caseVerdict(rules, testCase.threshold);
     if (status !== 'errored') status = verdict.pass ? 'passed' : 'failed';
-    await this.dataSource.query(STORE_CASE_RESULT_SQL, [
+    // The case was sent: record it once the database answers again rather than sending it a second time later
+    // (issue 20 item 2), for as long as this execution still holds the run.
+    const storeArguments = [
       run.id,
       testCase.id,
       repeatIndex,
@@ -237,7 +249,11 @@ export class RunExecutor implements OnModuleDestroy {
       rules.filter((rule) => rule.pass).length,
       rules.length,
       JSON.stringify(rules.map((rule, ruleIndex) => ({ rule_index: ruleIndex, type: rule.type, pass: rule.pass, score: rule.score, weight: rule.weight, reason: cutStored(rule.reason, RULE_REASON_MAX_CHARS) }))),
-    ]);
+    ];
+    await retryWhileDatabaseUnavailable(() => this.dataSource.query(STORE_CASE_RESULT_SQL, storeArguments), {
+      deadlineMs: this.config.evalRuns.leaseMs,
+      shouldStop: () => lease.lost,
+    });
     this.metrics.caseFinished(status);
   }
 
