@@ -2,6 +2,7 @@ import { chatConfig } from './chat/chat.config';
 import { bodyLimitsConfig } from './common/http/body-limits.config';
 import { metricsConfig } from './common/metrics/metrics.config';
 import { healthConfig } from './common/health/health.config';
+import { tracingConfig } from './common/tracing/tracing.config';
 import { chatOutboundConfig } from './chat/chat-outbound.config';
 import { aiReplyStorageConfig } from './chat/ai-reply/ai-reply-storage.config';
 import { guessLimitsConfig } from './common/auth/guess-limits.config';
@@ -34,6 +35,7 @@ export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   bodyLimitsConfig,
   metricsConfig,
   healthConfig,
+  tracingConfig,
   secretKeyConfig,
   guessLimitsConfig,
   chatConfig,

@@ -1,3 +1,5 @@
+// First: with OTEL_EXPORTER_OTLP_ENDPOINT set, the instrumentations must patch http, express and pg before they load.
+import { shutdownTracing } from './tracing-preload';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -79,6 +81,7 @@ async function main(): Promise<void> {
     await app.close();
     clearInterval(idle);
     await embedded?.stop();
+    await shutdownTracing();
     logger.info({ signal }, 'stopped');
     process.exit(0);
   };

@@ -15,6 +15,7 @@ import { JobConfigurationError, JobDefinition } from './job-definition';
 import { JOB_HANDLER_METADATA, JobHandlerMetadata, ResolvedJobHandlerOptions } from './job-handler.decorator';
 import { checkJobHandlers, DeclaredJobs } from './job-registry';
 import { JobMetrics } from './job-metrics';
+import { currentTraceCarrier, inJobSpan, JOB_TRACE_KEY } from '../common/tracing/tracing';
 import { JOBS_OPTIONS, ResolvedJobsOptions } from './jobs.options';
 import { settlingSql } from './settling-sql';
 import { pgClientOptions } from '../database/database.config';
@@ -241,7 +242,10 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
       throw new JobConfigurationError(`Cannot enqueue job "${job.name}": startAfterSeconds must be >= 0.`);
     }
     if (!this.boss) throw new Error(`Cannot enqueue job "${job.name}": the job runner is not started (or already shut down).`);
-    const id = await this.boss.send(job.name, data, {
+    // The enqueuer's trace goes with the job (issue 15 item 2); nothing is added when tracing is off.
+    const carrier = currentTraceCarrier();
+    const payload = Object.keys(carrier).length > 0 ? { ...data, [JOB_TRACE_KEY]: carrier } : data;
+    const id = await this.boss.send(job.name, payload, {
       singletonKey,
       startAfter: startAfterSeconds,
       // pg-boss runs its INSERT through whatever `db` is given; TypeORM returns the rows of INSERT … RETURNING.
@@ -319,7 +323,8 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     overdue.unref();
     try {
       this.logger.debug(`${label} started by ${handler.site}`);
-      await handler.run(job.data);
+      const { [JOB_TRACE_KEY]: carrier, ...data } = (job.data ?? {}) as Record<string, unknown>;
+      await inJobSpan(job.name, carrier, { 'messaging.message.id': job.id, attempt }, () => handler.run(data));
       this.metrics.attemptEnded(job, 'completed', started);
       this.logger.debug(`${label} done in ${Date.now() - started} ms`);
     } catch (error) {

@@ -1,6 +1,7 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger as Pino } from 'pino';
 import { currentRequestId } from './request-context';
+import { currentTraceId } from '../tracing/tracing';
 
 /**
  * Paths pino censors in every log line: credentials in headers and in any logged object, at any of the first
@@ -38,7 +39,7 @@ function prettyStream(): pino.DestinationStream {
 /**
  * Creates the root pino logger with secrets censored: JSON lines on stdout (or `destination`), or pretty lines when
  * `options.pretty` (see {@link wantsPrettyLogs}). A line written while serving a request carries its `requestId`
- * (request-context.ts).
+ * (request-context.ts), and a line written inside a traced span its `trace_id`.
  * @param level pino level name (`info`, `debug`, … or `silent`)
  */
 export function createRootLogger(level: string, destination?: pino.DestinationStream, options: { pretty?: boolean } = {}): Pino {
@@ -48,9 +49,11 @@ export function createRootLogger(level: string, destination?: pino.DestinationSt
       level,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       base: { service: 'atrium' },
+      // The request's id and, when traced, the trace's id (issue 15 item 2), on every line.
       mixin: () => {
         const requestId = currentRequestId();
-        return requestId ? { requestId } : {};
+        const traceId = currentTraceId();
+        return { ...(requestId ? { requestId } : {}), ...(traceId ? { trace_id: traceId } : {}) };
       },
     },
     stream,

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { trace } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
@@ -13,7 +14,8 @@ const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 3
 /**
  * Counts every HTTP request and times it when its response finishes (issue 15 item 1):
  * `atrium_http_requests_total{method,route,status}` and `atrium_http_request_duration_seconds{method,route,status}`.
- * `route` is the matched route's template or `unmatched` (route-label.ts), never the raw path.
+ * `route` is the matched route's template or `unmatched` (route-label.ts), never the raw path. When the request is
+ * traced, its server span gets the same `http.route` and is named `<method> <route>`.
  */
 export function httpMetricsMiddleware(metrics: MetricsRegistry): RequestHandler {
   const labelNames = ['method', 'route', 'status'] as const;
@@ -21,8 +23,14 @@ export function httpMetricsMiddleware(metrics: MetricsRegistry): RequestHandler 
   const duration = metrics.histogram({ name: 'atrium_http_request_duration_seconds', help: 'HTTP request latency by method, route template and status code, seconds.', labelNames, buckets: HTTP_BUCKETS });
   return (request: Request, response: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
+    // The request's server span, when traced (issue 15 item 2): it gets the route template too.
+    const span = trace.getActiveSpan();
     response.once('finish', () => {
       const labels = { method: methodLabel(request.method), route: routeLabel(request), status: String(response.statusCode) };
+      if (span) {
+        span.setAttribute('http.route', labels.route);
+        span.updateName(`${labels.method} ${labels.route}`);
+      }
       requests.inc(labels);
       duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     });
