@@ -274,7 +274,8 @@ describe('platform event callbacks (issue 6: inbound events from the platform)',
     expect(Object.keys(operations).sort()).toEqual(['get', 'post']);
     for (const operation of Object.values<Json>(operations)) {
       expect(operation['x-atrium-auth']).toEqual({ credential: 'none', permission: null });
-      expect(operation.security).toBeUndefined();
+      // Public: an empty requirement, no OAuth scheme (issue 22: public operations declare `security: []`).
+      expect(operation.security).toEqual([]);
       expect(operation.description).toContain('Called by the chat platform');
     }
   });
