@@ -65,7 +65,8 @@ export class FilesController {
   }
 
   @Get(':id/download')
-  @ApiProduces('application/octet-stream')
+  // The stored file's own media type (application/pdf, text/csv…): any, with octet-stream as the usual one.
+  @ApiProduces('application/octet-stream', '*/*')
   @ApiOperation({
     operationId: 'downloadFile',
     summary: 'Download a file\'s content',
