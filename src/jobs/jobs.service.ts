@@ -180,15 +180,6 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
   }
 
   /**
-   * The workers' state, for the readiness probe (issue 15 item 3): `started`; `off` when this instance runs no
-   * workers (runWorkers false, knowingly); `stopped` before start-up finished or while shutting down.
-   */
-  workerState(): 'started' | 'off' | 'stopped' {
-    if (!this.options.runWorkers) return 'off';
-    return this.workersStarted ? 'started' : 'stopped';
-  }
-
-  /**
    * Stops the workers: no new fetches, waits up to `shutdownTimeoutMs` (ms) for running handlers, then pg-boss
    * fails what is still running so it is retried. Other providers are still alive here, so handlers can finish.
    */
