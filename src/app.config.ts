@@ -1,26 +1,26 @@
 import { chatConfig } from './chat/chat.config';
-import { bodyLimitsConfig } from './common/http/body-limits.config';
-import { metricsConfig } from './common/metrics/metrics.config';
-import { healthConfig } from './common/health/health.config';
-import { tracingConfig } from './common/tracing/tracing.config';
 import { chatOutboundConfig } from './chat/chat-outbound.config';
 import { aiReplyStorageConfig } from './chat/ai-reply/ai-reply-storage.config';
 import { guessLimitsConfig } from './common/auth/guess-limits.config';
 import { secretKeyConfig } from './common/crypto/secret-key.config';
+import { bodyLimitsConfig } from './common/http/body-limits.config';
+import { metricsConfig } from './common/metrics/metrics.config';
+import { healthConfig } from './common/health/health.config';
+import { tracingConfig } from './common/tracing/tracing.config';
 import type { AppConfig } from './config/app-config';
 import { type ConfigDeclaration, loadConfiguration } from './config/config-variable';
 import { coreConfig } from './config/core.config';
-import { databaseConfig } from './database/database.config';
 import { storageConfig } from './common/storage/storage.config';
 import { clusterConfig } from './common/cluster/cluster.config';
+import { databaseConfig } from './database/database.config';
 import { deployConfig } from './deploy/deploy.config';
+import { siteReconcilerConfig } from './deploy/deployments/site-reconciler.config';
 import { execSandboxConfig } from './deploy/exec/exec-sandbox.config';
 import { deployNamespacesConfig } from './deploy/namespaces/namespaces.config';
-import { siteReconcilerConfig } from './deploy/deployments/site-reconciler.config';
+import { siteServingConfig } from './deploy/sites/sites.config';
 import { evaluationConfig } from './evaluation/evaluation.config';
 import { evaluationOutboundConfig } from './evaluation/evaluation-outbound.config';
 import { runsConfig } from './evaluation/runs/runs.config';
-import { siteServingConfig } from './deploy/sites/sites.config';
 
 /**
  * Every configuration declaration of the app, the shared core first (its `port` and `dataDir` feed the wings' derived
@@ -32,20 +32,20 @@ export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   databaseConfig,
   storageConfig,
   clusterConfig,
+  secretKeyConfig,
+  guessLimitsConfig,
   bodyLimitsConfig,
   metricsConfig,
   healthConfig,
   tracingConfig,
-  secretKeyConfig,
-  guessLimitsConfig,
   chatConfig,
   chatOutboundConfig,
   aiReplyStorageConfig,
   deployConfig,
-  siteServingConfig,
+  siteReconcilerConfig,
   execSandboxConfig,
   deployNamespacesConfig,
-  siteReconcilerConfig,
+  siteServingConfig,
   evaluationConfig,
   evaluationOutboundConfig,
   runsConfig,
