@@ -127,6 +127,12 @@ describe('conformance with promptfoo 0.121.20 (issue 24 items 3, 4)', () => {
     expect(kinds.filter((k) => !PROMPTFOO_EXCEPTIONS.has(k))).toEqual([]);
   });
 
+  it('docs/evaluation-rules.md publishes every deliberate difference, one line each', () => {
+    const docs = readFileSync(join(__dirname, '../../../docs/evaluation-rules.md'), 'utf8');
+    for (const d of differences) expect(docs).toContain(`- \`${d.key}\` (${d.dialect} dialect; ${d.rule}; ${d.cases.length} case`);
+    for (const d of differences) expect(docs).toContain(d.reason);
+  });
+
   it('each deliberate difference has a reason and a known rule', () => {
     for (const d of differences) {
       expect(d.reason.length).toBeGreaterThan(20);
