@@ -458,29 +458,37 @@ export function validateRuleDefaults(defaults: unknown): string[] {
 
 /**
  * Evaluates one rule against one reply (issue: "Rules (assertions)"; results stored per rule,
- * evaluation-platform.md, What the service does). Semantics by type:
+ * evaluation-platform.md, What the service does; issue 24). Text is normalised to NFC (or NFKC with
+ * `normalize: "NFKC"`) on both sides; "fold" is full Unicode case folding, Turkic under `locale: "tr"`/`"az"`.
+ * `defaults` are the scenario's `llm_config.rule_defaults` (`locale`, `normalize`); a rule's own value wins.
+ * Semantics by type (docs/evaluation-rules.md has the table):
  *
- * - `contains`, `starts-with`: case-sensitive substring / prefix; `starts-with` ignores the output's leading
- *   whitespace. `icontains`: substring ignoring case.
- * - `contains-any` / `contains-all`: at least one / every string of `value`; case-insensitive with `icase: true`.
- * - `equals`: a string `value` must equal the output with surrounding whitespace trimmed on both sides,
- *   case-sensitive. Any other `value` (object, array, number, boolean, null) is compared as JSON: the trimmed
- *   output must parse and be structurally equal (object key order ignored, array order kept).
+ * - `contains`: case-sensitive substring (a number value is read as its text). `icontains`: substring after folding.
+ * - `starts-with`: prefix, leading whitespace dropped from the value and the output alike.
+ * - `contains-any` / `contains-all`: at least one / every item of `value` (an array, or a comma string); folded with
+ *   `icase: true`.
+ * - `equals`: a string `value` must equal the output, both trimmed, case-sensitive. Any other `value` (object,
+ *   array, number, boolean, null) is compared as JSON: the trimmed output must parse and be structurally equal
+ *   (object key order ignored, array order kept).
  * - `regex`: `value` (JavaScript syntax, run on RE2 in linear time: src/common/regex) with `flags` (`i`, `m`, `s`;
- *   `g`, `y`, `u`, `d` have no effect) searched in the first {@link MAX_REGEX_INPUT_CHARS} characters.
+ *   `g`, `y`, `u`, `d` have no effect) searched in the first {@link MAX_REGEX_INPUT_CHARS} characters of the
+ *   normalised output.
  * - `is-json`: the trimmed output parses as JSON, and matches `schema` when one is given.
- * - `json-schema`: the trimmed output parses as JSON and validates against the schema (Ajv, draft-07); the
- *   reason names the first Ajv errors.
- * - `word-count`: `min <= words <= max`; words are runs of non-space characters holding a letter or digit, and
- *   each Han character counts as one word (Chinese has no spaces).
- * - `levenshtein`: edit distance between the trimmed output and trimmed `value` <= `threshold` (default 5).
+ * - `json-schema`: the trimmed output parses as JSON and validates against the schema (Ajv draft-07, or 2020-12 by
+ *   `$schema`; `format` checked); the reason names the first Ajv errors.
+ * - `word-count`: `min <= words <= max`; words by `Intl.Segmenter` word granularity (CJK words included).
+ * - `levenshtein`: edit distance in grapheme clusters between the trimmed output and trimmed `value` <= `threshold`
+ *   (default 5); text over {@link MAX_LEVENSHTEIN_GRAPHEMES} clusters fails with that reason.
  * - `latency`: `reply.latencyMs <= threshold` (ms); an unknown (non-finite) latency fails.
  * - `is-refusal`: see `detectRefusal`; empty output counts as a refusal.
  * - `llm-rubric`: asks `judge` with `value` as the rubric; passes when the judge passes and, if the rule sets
- *   `threshold`, the judge's score (clamped to 0..1) reaches it; the judge's reason becomes the reason.
+ *   `threshold`, the judge's score (clamped to 0..1) reaches it; the judge's reason becomes the reason. An
+ *   unreadable answer (`JudgeAnswerError`) gives `errored: true`: the run marks the case errored.
+ * - `dialect: "promptfoo"`: promptfoo 0.121's shape and semantics (promptfoo-dialect.ts).
  *
  * `not-<type>` inverts `pass` and sets `score` to `1 - score`, except when the rule could not be evaluated.
- * Score is 1 or 0 for every type but `llm-rubric`. `weight` in the result is the rule's weight, 1 when absent.
+ * Score is 1 or 0 for every type but `llm-rubric`. `weight` in the result is the rule's weight, 1 when absent; a
+ * weight of 0 is informational (`caseVerdict` ignores it).
  *
  * Never throws or rejects: an invalid rule (see {@link validateRuleDefinition}), a missing judge, or a judge that
  * rejects gives `pass: false, score: 0` with the cause in `reason`.
