@@ -25,7 +25,11 @@ export interface SealedColumn {
   table: string;
   column: string;
   kind: 'text' | 'json';
+  /** The row key the sweep pages by: `id` (a uuid) unless named, with the value that sorts before every key. */
+  key?: { column: string; before: string };
 }
+
+const UUID_KEY = { column: 'id', before: '00000000-0000-0000-0000-000000000000' };
 
 /**
  * Every sealed column. The sweep and `atrium-admin secrets reseal` work on these by SQL (no entities needed); an e2e
@@ -40,6 +44,8 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'chat_ent_robot_group', column: 'webhook_key', kind: 'text' },
   { table: 'eval_model_config', column: 'api_key', kind: 'text' },
   { table: 'eval_target', column: 'secrets', kind: 'json' },
+  // Secrets shared by every instance (the chat OAuth2 signing key, the evaluation session secret): src/common/cluster.
+  { table: 'core_shared_secret', column: 'sealed_value', kind: 'text', key: { column: 'name', before: '' } },
 ];
 
 /** What a sweep did, per `table.column`. */
@@ -62,19 +68,19 @@ const BATCH = 200;
  */
 export async function resealSecrets(dataSource: DataSource, sealer: SecretSealer, options: { rotate: boolean }): Promise<ResealReport> {
   const report: ResealReport = { resealed: {}, failed: {} };
-  for (const { table, column, kind } of SEALED_COLUMNS) {
+  for (const { table, column, kind, key = UUID_KEY } of SEALED_COLUMNS) {
     const name = `${table}.${column}`;
     const text = kind === 'json' ? `"${column}" #>> '{}'` : `"${column}"`;
     const plain = kind === 'json' ? `jsonb_typeof("${column}") <> 'string' OR (${text}) !~ $2` : `${text} !~ $2`;
     const stale = options.rotate ? ` OR split_part(${text}, ':', 2) <> $3` : '';
-    let after = '00000000-0000-0000-0000-000000000000';
+    let after = key.before;
     let resealed = 0;
     let failed = 0;
     for (;;) {
       const params: unknown[] = [after, SEALED_SQL_PATTERN, ...(options.rotate ? [sealer.current.id] : [])];
       const rows: { id: string; value: string }[] = await dataSource.query(
-        `SELECT id, ${kind === 'json' ? `"${column}"::text` : `"${column}"`} AS value FROM "${table}"
-          WHERE id > $1 AND "${column}" IS NOT NULL AND (${plain}${stale}) ORDER BY id LIMIT ${BATCH}`,
+        `SELECT "${key.column}" AS id, ${kind === 'json' ? `"${column}"::text` : `"${column}"`} AS value FROM "${table}"
+          WHERE "${key.column}" > $1 AND "${column}" IS NOT NULL AND (${plain}${stale}) ORDER BY "${key.column}" LIMIT ${BATCH}`,
         params,
       );
       for (const row of rows) {
@@ -91,7 +97,7 @@ export async function resealSecrets(dataSource: DataSource, sealer: SecretSealer
         }
         const target = kind === 'json' ? 'to_jsonb($1::text)' : '$1';
         const same = kind === 'json' ? `"${column}"::text = $3` : `"${column}" = $3`;
-        await dataSource.query(`UPDATE "${table}" SET "${column}" = ${target} WHERE id = $2 AND ${same}`, [sealed, row.id, row.value]);
+        await dataSource.query(`UPDATE "${table}" SET "${column}" = ${target} WHERE "${key.column}" = $2 AND ${same}`, [sealed, row.id, row.value]);
         resealed += 1;
       }
       if (rows.length < BATCH) break;
