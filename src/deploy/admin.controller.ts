@@ -2,14 +2,14 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, UseFi
 import { ApiBadRequestResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Authenticated } from '../common/auth/auth.decorators';
-import { Page, PageQueryDto, pageSchema } from '../common/paging/page';
+import { Page, pageSchema } from '../common/paging/page';
 import { AuditEntryDto, AuditQueryDto, toAuditEntryDto } from './audit/audit.dto';
 import { AuditService } from './audit/audit.service';
 import { DeployAuditFilter } from './audit/deploy-audit.filter';
 import { DEPLOY_OWNER_SCHEME, DeployOwnerStrategy } from './auth/deploy-auth.strategies';
-import { IssuedJoinGrantDto, IssueJoinGrantDto, JoinGrantDto, JoinGrantParams, NamespaceDto, NamespaceParams } from './namespaces/namespaces.dto';
+import { IssuedJoinGrantDto, IssueJoinGrantDto, JoinGrantDto, JoinGrantParams, JoinGrantQueryDto, NamespaceDto, NamespaceParams, NamespaceQueryDto } from './namespaces/namespaces.dto';
 import { NamespacesService } from './namespaces/namespaces.service';
-import { AgentTokenDto, TokenPrefixParams } from './tokens/tokens.dto';
+import { AgentTokenDto, AgentTokenQueryDto, TokenPrefixParams } from './tokens/tokens.dto';
 import { TokensService } from './tokens/tokens.service';
 
 /** Owner-only operations (deployment-gateway.md, Endpoints: /api/admin/*). */
@@ -27,7 +27,7 @@ export class AdminController {
   @Get('tokens')
   @ApiOperation({ summary: 'List all agent tokens', description: 'Every token with prefix, agent, namespace, permissions, created, last used and revoked times; never the token itself. Sortable by createdAt, lastUsedAt, agentId, namespace.' })
   @ApiOkResponse({ type: pageSchema(AgentTokenDto, 'Tokens') })
-  async listTokens(@Query() query: PageQueryDto, @Req() request: Request): Promise<Page<AgentTokenDto>> {
+  async listTokens(@Query() query: AgentTokenQueryDto, @Req() request: Request): Promise<Page<AgentTokenDto>> {
     const page = await this.tokens.list(query);
     await this.audit.record(this.audit.callerOf(request), { action: 'admin.list-tokens', outcome: 'allowed', status: 200 });
     return page;
@@ -56,7 +56,7 @@ export class AdminController {
   @Get('namespaces')
   @ApiOperation({ summary: 'List the claimed namespaces', description: 'Every namespace (issue 12, item 3) with the agent that claimed it, when, and how many live tokens it has. Sortable by createdAt, name.' })
   @ApiOkResponse({ type: pageSchema(NamespaceDto, 'Namespaces') })
-  async listNamespaces(@Query() query: PageQueryDto, @Req() request: Request): Promise<Page<NamespaceDto>> {
+  async listNamespaces(@Query() query: NamespaceQueryDto, @Req() request: Request): Promise<Page<NamespaceDto>> {
     const page = await this.namespaces.list(query);
     await this.audit.record(this.audit.callerOf(request), { action: 'admin.list-namespaces', outcome: 'allowed', status: 200 });
     return page;
@@ -82,7 +82,7 @@ export class AdminController {
   @ApiOperation({ summary: 'List a namespace\'s join grants', description: 'Every grant with its state (open, used, expired, revoked), note, permission cap and who used it; never the code. Sortable by createdAt, expiresAt.' })
   @ApiOkResponse({ type: pageSchema(JoinGrantDto, 'Join grants') })
   @ApiNotFoundResponse({ description: 'No such namespace.' })
-  async listJoinGrants(@Param() params: NamespaceParams, @Query() query: PageQueryDto, @Req() request: Request): Promise<Page<JoinGrantDto>> {
+  async listJoinGrants(@Param() params: NamespaceParams, @Query() query: JoinGrantQueryDto, @Req() request: Request): Promise<Page<JoinGrantDto>> {
     const page = await this.namespaces.listGrants(params.namespace, query);
     await this.audit.record(this.audit.callerOf(request), { action: 'admin.list-join-grants', outcome: 'allowed', status: 200, target: params.namespace });
     return page;

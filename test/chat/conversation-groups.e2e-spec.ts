@@ -101,7 +101,7 @@ describe('conversation groups, event definitions and triggers', () => {
       expect(page.body.content.map((g: { name: string }) => g.name)).toEqual(['Alpha list', 'Beta list']);
       const disabled = await api('get', `${C}/userConversationGroups?name=list&enabled=false`).expect(200);
       expect(disabled.body.content.map((g: { name: string }) => g.name)).toEqual(['Beta list']);
-      expect((await api('get', `${C}/userConversationGroups?sort=systemPrompt,asc`).expect(400)).body.detail).toBe('Cannot sort by "systemPrompt"; allowed: createdAt, updatedAt, name');
+      expect((await api('get', `${C}/userConversationGroups?sort=systemPrompt,asc`).expect(400)).body.detail).toBe('Invalid request: sort (Cannot sort by "systemPrompt"; allowed: createdAt, updatedAt, name)');
       await api('get', `${C}/userConversationGroups?size=201`).expect(400);
       await api('get', `${C}/userConversationGroups?enabled=maybe`).expect(400);
     });

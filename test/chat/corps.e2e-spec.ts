@@ -97,7 +97,7 @@ describe('corps ({C}/workChat/corps)', () => {
     const tooBig = await api('get', `${corps}?size=201`).expect(400);
     expect(tooBig.body.errors).toEqual([expect.objectContaining({ field: 'size' })]);
     const sort = await api('get', `${corps}?sort=secret,asc`).expect(400);
-    expect(sort.body.detail).toBe('Cannot sort by "secret"; allowed: createdAt, updatedAt, corpName');
+    expect(sort.body.detail).toBe('Invalid request: sort (Cannot sort by "secret"; allowed: createdAt, updatedAt, corpName)');
     await api('get', `${corps}?page=-1`).expect(400);
     await api('get', `${corps}?size=0`).expect(400);
   });

@@ -87,7 +87,7 @@ describe('digital staff ({T}/v1/chat/staff) and service time ({T}/v1/chat/digita
       expect(await names('sort=name,desc')).toEqual(['Bobby', 'Bob', 'Ava']);
       const page = await api('get', `${staffPath}?size=1`).expect(200);
       expect(page.body).toMatchObject({ page: 0, size: 1, totalElements: 3, totalPages: 3 });
-      expect((await api('get', `${staffPath}?sort=persona,asc`).expect(400)).body.detail).toBe('Cannot sort by "persona"; allowed: createdAt, updatedAt, name');
+      expect((await api('get', `${staffPath}?sort=persona,asc`).expect(400)).body.detail).toBe('Invalid request: sort (Cannot sort by "persona"; allowed: createdAt, updatedAt, name)');
       await api('get', `${staffPath}?size=201`).expect(400);
       await api('get', `${staffPath}?enabled=maybe`).expect(400);
       expect((await api('get', `${staffPath}/${UNKNOWN}`).expect(404)).body.detail).toBe(`No digital staff ${UNKNOWN} in this tenant.`);

@@ -141,7 +141,7 @@ describe('group ways', () => {
       expect(paged.body).toMatchObject({ page: 1, size: 2, totalElements: 3, totalPages: 2 });
       expect(paged.body.content.map((way: { name: string }) => way.name)).toEqual(['List east']);
       await api('get', `${T}?size=201`).expect(400);
-      expect((await api('get', `${T}?sort=configId,asc`).expect(400)).body.detail).toBe('Cannot sort by "configId"; allowed: id, createdAt, updatedAt, name');
+      expect((await api('get', `${T}?sort=configId,asc`).expect(400)).body.detail).toBe('Invalid request: sort (Cannot sort by "configId"; allowed: id, createdAt, updatedAt, name)');
       await api('get', `${T}?id=0`).expect(400);
     });
 

@@ -200,7 +200,7 @@ describe('scripts ({C}/chat/script-category, {C}/chat/script-content)', () => {
       expect((await api('get', CONTENTS).expect(200)).body.content[0].title).toBe('Sandals');
       await api('get', `${CONTENTS}?categoryId=00000000-0000-4000-8000-000000000000`).expect(404);
       const sort = await api('get', `${CONTENTS}?sort=content,asc`).expect(400);
-      expect(sort.body.detail).toBe('Cannot sort by "content"; allowed: createdAt, updatedAt, title');
+      expect(sort.body.detail).toBe('Invalid request: sort (Cannot sort by "content"; allowed: createdAt, updatedAt, title)');
       await api('get', `${CONTENTS}?size=201`).expect(400);
     });
   });

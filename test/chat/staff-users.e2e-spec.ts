@@ -146,7 +146,7 @@ describe('staff users ({C}/workChat/user)', () => {
       const byName = await api('get', `${users}?sort=name,desc&size=3`).expect(200);
       expect(byName.body.content.map((u: { name: string }) => u.name)).toEqual(['Zhao Liu', 'Zhang San (wholesale)', 'Zhang San']);
       const sort = await api('get', `${users}?sort=mobile,asc`).expect(400);
-      expect(sort.body.detail).toBe('Cannot sort by "mobile"; allowed: createdAt, updatedAt, name, workChatUserId');
+      expect(sort.body.detail).toBe('Invalid request: sort (Cannot sort by "mobile"; allowed: createdAt, updatedAt, name, workChatUserId)');
       await api('get', `${users}?size=201`).expect(400);
       await api('get', `${users}?page=-1`).expect(400);
     });

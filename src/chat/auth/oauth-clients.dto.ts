@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { TENANT_SLUG_PATTERN } from '../tenants/tenant-slug';
 import { TENANT_CLIENT_SCOPES } from './chat-scopes';
 import { OAuthClientEntity } from './oauth-client.entity';
@@ -25,8 +25,14 @@ export class CreateOAuthClientRequest {
   name?: string;
 }
 
+/** Sort fields of `GET /api/platform/clients`: field → entity property; used by the query's sort and the service's toOrder. */
+export const OAUTH_CLIENT_SORT_FIELDS = { createdAt: 'createdAt', clientId: 'clientId' } as const;
+
 /** Query of `GET /api/platform/clients`. Sorted by `createdAt` (default, newest first) or `clientId`. */
-export class OAuthClientPageQuery extends PageQueryDto {
+export class OAuthClientPageQuery extends PageBoundsQueryDto {
+  @SortParam(OAUTH_CLIENT_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only this tenant\'s clients.', example: 'acme' })
   @IsOptional() @IsString() @MaxLength(63)
   tenantId?: string;

@@ -6,7 +6,7 @@ import { Page, toOrder, toPage } from '../../common/paging/page';
 import { TenantEntity } from '../tenants/tenant.entity';
 import { PLATFORM_ADMIN_SCOPE, TENANT_CLIENT_SCOPES } from './chat-scopes';
 import { OAuthClientEntity } from './oauth-client.entity';
-import { CreatedOAuthClientDto, CreateOAuthClientRequest, OAuthClientDto, OAuthClientPageQuery, toOAuthClientDto } from './oauth-clients.dto';
+import { OAUTH_CLIENT_SORT_FIELDS, CreatedOAuthClientDto, CreateOAuthClientRequest, OAuthClientDto, OAuthClientPageQuery, toOAuthClientDto } from './oauth-clients.dto';
 
 /** Client metadata in oidc-provider's (RFC 7591) form, with the tenant as the extra `tenant_id` member. */
 export interface OidcClientMetadata {
@@ -62,7 +62,7 @@ export class OAuthClientsService {
 
   /** Active clients (and revoked ones with includeRevoked), newest first; filter by tenant. */
   async list(query: OAuthClientPageQuery): Promise<Page<OAuthClientDto>> {
-    const order = toOrder(query.sort, { createdAt: 'createdAt', clientId: 'clientId' }, { createdAt: 'DESC' });
+    const order = toOrder(query.sort, OAUTH_CLIENT_SORT_FIELDS, { createdAt: 'DESC' });
     const [rows, total] = await this.dataSource.getRepository(OAuthClientEntity).findAndCount({
       where: { ...(query.tenantId ? { tenantId: query.tenantId } : {}), ...(query.includeRevoked ? {} : { revokedAt: IsNull() }) },
       order: { ...order, clientId: order.clientId ?? 'ASC' },

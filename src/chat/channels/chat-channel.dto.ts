@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { toBoolean, TRIMMED_NAME } from '../conversation-groups/conversation-group.dto';
 import { CHANNEL_TYPES, ChatChannelEntity, type ChannelType } from './chat-channel.entity';
 
@@ -61,8 +61,14 @@ export class ChatChannelRequest {
   enabled?: boolean;
 }
 
+/** Sort fields of the channel list. */
+export const CHAT_CHANNEL_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
+
 /** Query of `GET {C}/chat/channel`. */
-export class ChatChannelPageQuery extends PageQueryDto {
+export class ChatChannelPageQuery extends PageBoundsQueryDto {
+  @SortParam(CHAT_CHANNEL_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only channels of this type.', enum: CHANNEL_TYPES })
   @IsOptional() @IsIn(CHANNEL_TYPES)
   type?: ChannelType;
@@ -75,9 +81,6 @@ export class ChatChannelPageQuery extends PageQueryDto {
   @IsOptional() @Transform(toBoolean) @IsBoolean()
   enabled?: boolean;
 }
-
-/** Sort fields of the channel list. */
-export const CHAT_CHANNEL_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
 
 /** A channel as returned (chat-management-api.md: ChatChannelDto); the secret only as a presence flag. */
 export class ChatChannelDto {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { toBoolean, TRIMMED_NAME } from '../conversation-groups/conversation-group.dto';
 import { ChatGroupEntity, ROUTING_STRATEGIES, type RoutingStrategy } from './chat-group.entity';
 
@@ -57,8 +57,14 @@ export class ChatGroupSaveRequest {
   enabled?: boolean;
 }
 
+/** Sort fields of the chat group list. */
+export const CHAT_GROUP_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
+
 /** Query of `GET {C}/chat/group`. */
-export class ChatGroupPageQuery extends PageQueryDto {
+export class ChatGroupPageQuery extends PageBoundsQueryDto {
+  @SortParam(CHAT_GROUP_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only groups whose name contains this text (case-insensitive).', maxLength: 100 })
   @IsOptional() @IsString() @MaxLength(100)
   name?: string;
@@ -75,9 +81,6 @@ export class ChatGroupPageQuery extends PageQueryDto {
   @IsOptional() @IsUUID()
   memberUserId?: string;
 }
-
-/** Sort fields of the chat group list. */
-export const CHAT_GROUP_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
 
 /** A chat group as returned (chat-management-api.md: ChatGroupDto). */
 export class ChatGroupDto {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { ContactViewEntity } from './contact-view.entity';
 import {
   ALL_CONTACT_VIEW_OPERATORS,
@@ -89,15 +89,18 @@ export class UserChatContactViewRequest {
   shared?: boolean;
 }
 
+/** Sort fields of the view list (`sort=field,asc|desc`). */
+export const CONTACT_VIEW_LIST_SORT_FIELDS = { name: 'name', createdAt: 'createdAt', updatedAt: 'updatedAt' } as const;
+
 /** Query of `GET {C}/userChatContactView`. */
-export class ContactViewPageQuery extends PageQueryDto {
+export class ContactViewPageQuery extends PageBoundsQueryDto {
+  @SortParam(CONTACT_VIEW_LIST_SORT_FIELDS, ['name,asc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: '`all` (default): the caller\'s views and views others share; `mine`: only the caller\'s; `shared`: only shared ones (anyone\'s).', enum: ['all', 'mine', 'shared'], default: 'all' })
   @IsOptional() @IsIn(['all', 'mine', 'shared'], { message: 'scope must be all, mine or shared' })
   scope?: 'all' | 'mine' | 'shared';
 }
-
-/** Sort fields of the view list (`sort=field,asc|desc`). */
-export const CONTACT_VIEW_LIST_SORT_FIELDS = { name: 'name', createdAt: 'createdAt', updatedAt: 'updatedAt' } as const;
 
 /** A contact view as returned (chat-management-api.md: UserChatContactViewDto). */
 export class UserChatContactViewDto {

@@ -17,7 +17,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { IsChatTimestamp } from '../common/chat-timestamp';
 import { MAX_CONTACT_WAY_USERS, WAY_STATE_PATTERN, WORK_CHAT_USER_ID_PATTERN } from './contact-way.rules';
 import type { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';
@@ -172,7 +172,10 @@ export class ChatContactWayRefreshRequestV1 {
 export const CONTACT_WAY_SORT_FIELDS = { id: 'id', createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
 
 /** Query of `GET {T}/v1/chat/contact/way` (pageChatContactWayV1). */
-export class ChatContactWayPageQuery extends PageQueryDto {
+export class ChatContactWayPageQuery extends PageBoundsQueryDto {
+  @SortParam(CONTACT_WAY_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only ways of the corp with this name (none match an unknown name). Sort fields: id, createdAt, updatedAt, name (default createdAt,desc).', maxLength: 100 })
   @IsOptional() @IsString() @MaxLength(100)
   corpName?: string;
@@ -203,7 +206,10 @@ export class ChatContactWayPageQuery extends PageQueryDto {
 }
 
 /** Query of `GET {T}/v1/workChat/contact/way` (pageWorkChatContactWayV1). */
-export class WorkChatContactWayPageQuery extends PageQueryDto {
+export class WorkChatContactWayPageQuery extends PageBoundsQueryDto {
+  @SortParam(CONTACT_WAY_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiProperty({ description: 'Name of the corp whose ways to list (required; 404 when the tenant has no such corp). Sort fields: id, createdAt, updatedAt, name (default createdAt,desc).', maxLength: 100, example: 'Acme Retail' })
   @IsString() @IsNotEmpty() @MaxLength(100)
   corpName: string;
@@ -234,7 +240,10 @@ export class WorkChatContactWayPageQuery extends PageQueryDto {
 }
 
 /** Query of `GET {C}/workChat/contactWay`. */
-export class ConsoleContactWayPageQuery extends PageQueryDto {
+export class ConsoleContactWayPageQuery extends PageBoundsQueryDto {
+  @SortParam(CONTACT_WAY_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only ways of the corp with this name. Sort fields: id, createdAt, updatedAt, name (default createdAt,desc).', maxLength: 100 })
   @IsOptional() @IsString() @MaxLength(100)
   corpName?: string;

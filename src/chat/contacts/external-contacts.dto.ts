@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateNested } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { CHAT_TIMESTAMP_EXAMPLE, CHAT_TIMESTAMP_PATTERN } from '../common/chat-timestamp';
 import type { ExternalContactEntity } from './external-contact.entity';
 
@@ -75,8 +75,14 @@ export class ChatContactsExternalRequest {
   aiEnabled?: boolean;
 }
 
+/** Sort fields of the console contact list. */
+export const CHAT_CONTACTS_EXTERNAL_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', addedAt: 'addedAt', stateAt: 'stateAt', name: 'name', lastMessageAt: 'lastMessageAt' } as const;
+
 /** Query of `GET {C}/workChat/{workChatUserId}/contact/external` (the staff member's contacts). */
-export class ChatContactsExternalPageQuery extends PageQueryDto {
+export class ChatContactsExternalPageQuery extends PageBoundsQueryDto {
+  @SortParam(CHAT_CONTACTS_EXTERNAL_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only contacts in this corp (id of the corp link).', format: 'uuid' })
   @IsOptional() @IsUUID()
   corpId?: string;
@@ -101,9 +107,6 @@ export class ChatContactsExternalPageQuery extends PageQueryDto {
   @IsOptional() @Matches(CHAT_TIMESTAMP_PATTERN, { message: TIMESTAMP_MESSAGE('endCreateTime') })
   endCreateTime?: string;
 }
-
-/** Sort fields of the console contact list. */
-export const CHAT_CONTACTS_EXTERNAL_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', addedAt: 'addedAt', stateAt: 'stateAt', name: 'name', lastMessageAt: 'lastMessageAt' } as const;
 
 /** A contact as the console shows it (ChatContactsExternalDto). */
 export class ChatContactsExternalDto {
@@ -302,11 +305,14 @@ export class ExternalContactByLastStatesQueryV1 {
   endTime?: string;
 }
 
-/** Query (page, size, sort) of `POST {T}/v1/workChat/contact/external/byLastStates`. */
-export class ExternalContactByLastStatesPageQuery extends PageQueryDto {}
-
 /** Sort fields of the by-last-states list. */
 export const LAST_STATES_SORT_FIELDS = { lastStateAt: 'stateAt', createdAt: 'createdAt', addedAt: 'addedAt', name: 'name' } as const;
+
+/** Query (page, size, sort) of `POST {T}/v1/workChat/contact/external/byLastStates`. */
+export class ExternalContactByLastStatesPageQuery extends PageBoundsQueryDto {
+  @SortParam(LAST_STATES_SORT_FIELDS, ['lastStateAt,desc'])
+  sort?: string[];
+}
 
 /** Body of `POST {T}/v1/workChat/contact/external/byExternalUserIds` (ExternalContactByExternalUserIdQueryRequestV1). */
 export class ExternalContactByExternalUserIdQueryRequestV1 {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { ConversationGroupEntity, REPLY_MODES, type ReplyMode } from './conversation-group.entity';
 
 /** Longest system prompt addition, characters. */
@@ -58,8 +58,14 @@ export class UserConversationGroupPayload {
   enabled?: boolean;
 }
 
+/** Sort fields of the conversation group list (`sort=field,asc|desc`). */
+export const CONVERSATION_GROUP_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
+
 /** Query of `GET {C}/userConversationGroups`. */
-export class UserConversationGroupPageQuery extends PageQueryDto {
+export class UserConversationGroupPageQuery extends PageBoundsQueryDto {
+  @SortParam(CONVERSATION_GROUP_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only groups whose name contains this text (case-insensitive).', maxLength: 100, example: 'sales' })
   @IsOptional() @IsString() @MaxLength(100)
   name?: string;
@@ -68,9 +74,6 @@ export class UserConversationGroupPageQuery extends PageQueryDto {
   @IsOptional() @Transform(toBoolean) @IsBoolean()
   enabled?: boolean;
 }
-
-/** Sort fields of the conversation group list (`sort=field,asc|desc`). */
-export const CONVERSATION_GROUP_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
 
 /** A conversation group as returned (chat-management-api.md: UserConversationGroupDTO). */
 export class UserConversationGroupDTO {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { ConversationEventDefinitionEntity, EVENT_TYPES, type EventType, KEYWORD_MATCH_MODES, type KeywordMatchMode } from './event-definition.entity';
 
 /** Most keywords, intents or tag names of one event definition. */
@@ -55,15 +55,18 @@ export class ConversationGroupEventDefinitionPayload {
   idleMinutes?: number;
 }
 
+/** Sort fields of the event definition list. */
+export const EVENT_DEFINITION_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
+
 /** Query of `GET {C}/conversationGroups/{groupId}/eventDefinitions`. */
-export class ConversationGroupEventDefinitionPageQuery extends PageQueryDto {
+export class ConversationGroupEventDefinitionPageQuery extends PageBoundsQueryDto {
+  @SortParam(EVENT_DEFINITION_SORT_FIELDS, ['name,asc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only definitions of this event type.', enum: EVENT_TYPES })
   @IsOptional() @IsIn(EVENT_TYPES)
   eventType?: EventType;
 }
-
-/** Sort fields of the event definition list. */
-export const EVENT_DEFINITION_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
 
 /** An event definition as returned (chat-management-api.md: ConversationGroupEventDefinitionDto); fields not of its type are null. */
 export class ConversationGroupEventDefinitionDto {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { toBoolean, TRIMMED_NAME } from './conversation-group.dto';
 import { ConversationTriggerEntity, TRIGGER_ACTIONS, type TriggerAction } from './trigger.entity';
 
@@ -77,8 +77,14 @@ export class ConversationGroupTriggerPayload {
   enabled?: boolean;
 }
 
+/** Sort fields of the trigger list (default: priority ascending, then name). */
+export const TRIGGER_SORT_FIELDS = { priority: 'priority', name: 'name', createdAt: 'createdAt', updatedAt: 'updatedAt' } as const;
+
 /** Query of `GET {C}/conversationGroups/{groupId}/triggers`. */
-export class ConversationGroupTriggerPageQuery extends PageQueryDto {
+export class ConversationGroupTriggerPageQuery extends PageBoundsQueryDto {
+  @SortParam(TRIGGER_SORT_FIELDS, ['priority,asc', 'name,asc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only triggers with this action.', enum: TRIGGER_ACTIONS })
   @IsOptional() @IsIn(TRIGGER_ACTIONS)
   action?: TriggerAction;
@@ -87,9 +93,6 @@ export class ConversationGroupTriggerPageQuery extends PageQueryDto {
   @IsOptional() @Transform(toBoolean) @IsBoolean()
   enabled?: boolean;
 }
-
-/** Sort fields of the trigger list (default: priority ascending, then name). */
-export const TRIGGER_SORT_FIELDS = { priority: 'priority', name: 'name', createdAt: 'createdAt', updatedAt: 'updatedAt' } as const;
 
 /** A trigger as returned (chat-management-api.md: ConversationGroupTriggerDto); fields not of its action are null. */
 export class ConversationGroupTriggerDto {

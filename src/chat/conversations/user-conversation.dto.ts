@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { toBoolean } from '../conversation-groups/conversation-group.dto';
 import { allowedActions, CONVERSATION_ACTIONS, CONVERSATION_STATUSES, type ConversationAction, type ConversationStatus } from './conversation-state.rules';
 import { UserConversationEntity } from './user-conversation.entity';
@@ -56,8 +56,14 @@ export class UpdateUserConversationRequest {
   remark?: string;
 }
 
+/** Sort fields of the conversation list. */
+export const USER_CONVERSATION_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', activatedAt: 'activatedAt', terminatedAt: 'terminatedAt' } as const;
+
 /** Query of `GET {C}/userConversations`. */
-export class UserConversationPageQuery extends PageQueryDto {
+export class UserConversationPageQuery extends PageBoundsQueryDto {
+  @SortParam(USER_CONVERSATION_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only conversations of this contact.', format: 'uuid' })
   @IsOptional() @IsUUID()
   contactId?: string;
@@ -78,9 +84,6 @@ export class UserConversationPageQuery extends PageQueryDto {
   @IsOptional() @Transform(toBoolean) @IsBoolean()
   open?: boolean;
 }
-
-/** Sort fields of the conversation list. */
-export const USER_CONVERSATION_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', activatedAt: 'activatedAt', terminatedAt: 'terminatedAt' } as const;
 
 /** A conversation as returned (chat-management-api.md: UserConversationDTO). */
 export class UserConversationDTO {

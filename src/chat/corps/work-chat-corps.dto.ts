@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { WorkChatCorpEntity } from './work-chat-corp.entity';
 
 /** Body of `POST {C}/workChat/corps` (chat-management-api.md: CreateWorkChatCorpRelateRequest). */
@@ -41,15 +41,18 @@ export class CreateWorkChatCorpRelateRequest {
 /** Body of `PUT {C}/workChat/corps/{id}`: the fields to change; omitted fields keep their value. */
 export class UpdateWorkChatCorpRelateRequest extends PartialType(CreateWorkChatCorpRelateRequest) {}
 
+/** Sort fields of the corp list (`sort=field,asc|desc`). */
+export const WORK_CHAT_CORP_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', corpName: 'corpName' } as const;
+
 /** Query of `GET {C}/workChat/corps`. */
-export class WorkChatCorpPageQuery extends PageQueryDto {
+export class WorkChatCorpPageQuery extends PageBoundsQueryDto {
+  @SortParam(WORK_CHAT_CORP_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only corps whose name contains this text (case-insensitive).', maxLength: 100, example: 'Acme' })
   @IsOptional() @IsString() @MaxLength(100)
   likeCorpName?: string;
 }
-
-/** Sort fields of the corp list (`sort=field,asc|desc`). */
-export const WORK_CHAT_CORP_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', corpName: 'corpName' } as const;
 
 /** A corp link as returned (chat-management-api.md: WorkChatCorpRelateDto); secrets only as presence flags. */
 export class WorkChatCorpRelateDto {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { DigitalStaffEntity } from './digital-staff.entity';
 
 /** Longest persona (system prompt), characters. */
@@ -44,8 +44,14 @@ export class ChatStaffCreateRequestV1 {
 /** Body of `PUT {T}/v1/chat/staff/{id}`: the fields to change; omitted fields keep their value ("" clears description and welcomeMessage). */
 export class ChatStaffUpdateRequestV1 extends PartialType(ChatStaffCreateRequestV1) {}
 
+/** Sort fields of the digital staff list (`sort=field,asc|desc`). */
+export const CHAT_STAFF_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
+
 /** Query of `GET {T}/v1/chat/staff`. */
-export class ChatStaffPageQueryV1 extends PageQueryDto {
+export class ChatStaffPageQueryV1 extends PageBoundsQueryDto {
+  @SortParam(CHAT_STAFF_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only digital staff whose name contains this text (case-insensitive).', maxLength: 100, example: 'Ava' })
   @IsOptional() @IsString() @MaxLength(100)
   name?: string;
@@ -54,9 +60,6 @@ export class ChatStaffPageQueryV1 extends PageQueryDto {
   @IsOptional() @Transform(toBoolean) @IsBoolean()
   enabled?: boolean;
 }
-
-/** Sort fields of the digital staff list (`sort=field,asc|desc`). */
-export const CHAT_STAFF_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
 
 /** Body of `POST {T}/v1/chat/staff/bind` (chat-management-api.md: ChatStaffBindRequestV1). */
 export class ChatStaffBindRequestV1 {

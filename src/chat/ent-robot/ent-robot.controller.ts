@@ -8,10 +8,10 @@ import {
   ApiPayloadTooLargeResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { Page, PageQueryDto } from '../../common/paging/page';
+import { Page } from '../../common/paging/page';
 import { ChatAuth, CurrentTenant } from '../auth/chat-auth.decorators';
 import { pageResultSchema } from '../common/page-result';
-import { EntRobotChatGroupDto, EntRobotChatGroupPageQuery, EntRobotChatGroupRequestV1, EntRobotChatMessageLogDto, EntRobotChatMessageSendRequestV1 } from './ent-robot.dto';
+import { EntRobotChatGroupDto, EntRobotChatGroupPageQuery, EntRobotChatGroupRequestV1, EntRobotChatMessageLogDto, EntRobotChatMessageSendRequestV1, EntRobotMessageLogPageQuery } from './ent-robot.dto';
 import { EntRobotService } from './ent-robot.service';
 
 /**
@@ -78,7 +78,7 @@ export class EntRobotController {
   @ApiOperation({ operationId: 'pageEntRobotChatMessages', summary: 'Page the message log of a robot chat group', description: 'Messages sent or attempted through the group, newest first: type, size in bytes, mentions, outcome and the platform\'s error (the content is not kept). Sort field: createdAt.' })
   @ApiOkResponse({ type: pageResultSchema(EntRobotChatMessageLogDto, 'Robot messages of the group') })
   @ApiBadRequestResponse({ description: 'The id is not a UUID; invalid page, size or sort.' })
-  messages(@CurrentTenant() tenantId: string, @Param('id', ParseUUIDPipe) id: string, @Query() query: PageQueryDto): Promise<Page<EntRobotChatMessageLogDto>> {
+  messages(@CurrentTenant() tenantId: string, @Param('id', ParseUUIDPipe) id: string, @Query() query: EntRobotMessageLogPageQuery): Promise<Page<EntRobotChatMessageLogDto>> {
     return this.robots.messages(tenantId, id, query);
   }
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { toBoolean, TRIMMED_NAME } from '../conversation-groups/conversation-group.dto';
 import { EntRobotGroupEntity } from './ent-robot-group.entity';
 import { ENT_ROBOT_SEND_STATUSES, EntRobotMessageLogEntity, type EntRobotSendStatus } from './ent-robot-message-log.entity';
@@ -43,8 +43,14 @@ export class EntRobotChatGroupRequestV1 {
   enabled?: boolean;
 }
 
+/** Sort fields of the robot group list. */
+export const ENT_ROBOT_GROUP_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
+
 /** Query of `GET {T}/v1/entrobot/group`. */
-export class EntRobotChatGroupPageQuery extends PageQueryDto {
+export class EntRobotChatGroupPageQuery extends PageBoundsQueryDto {
+  @SortParam(ENT_ROBOT_GROUP_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only groups whose name contains this text (case-insensitive).', maxLength: 100 })
   @IsOptional() @IsString() @MaxLength(100)
   name?: string;
@@ -54,8 +60,14 @@ export class EntRobotChatGroupPageQuery extends PageQueryDto {
   enabled?: boolean;
 }
 
-/** Sort fields of the robot group list. */
-export const ENT_ROBOT_GROUP_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
+/** Sort fields of `GET {T}/v1/entrobot/group/{id}/messages`: field → entity property; used by the query and EntRobotService.messages. */
+export const ENT_ROBOT_MESSAGE_SORT_FIELDS = { createdAt: 'createdAt' } as const;
+
+/** Query of `GET {T}/v1/entrobot/group/{id}/messages` (page, size, sort; newest first by default). */
+export class EntRobotMessageLogPageQuery extends PageBoundsQueryDto {
+  @SortParam(ENT_ROBOT_MESSAGE_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+}
 
 /** A robot chat group as returned (chat-management-api.md: EntRobotChatGroupDto); the key only as a masked hint. */
 export class EntRobotChatGroupDto {

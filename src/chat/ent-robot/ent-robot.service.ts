@@ -1,7 +1,7 @@
 import { ConflictException, Inject, Injectable, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { Page, PageQueryDto, toOrder, toPage } from '../../common/paging/page';
+import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { uniqueViolation } from '../common/db-support';
 import { fieldProblems } from '../conversation-groups/id-lists';
@@ -10,6 +10,8 @@ import { ChatPlatformError } from '../platform/chat-platform.error';
 import { CHAT_PLATFORM, type ChatPlatform } from '../platform/chat-platform.port';
 import {
   ENT_ROBOT_GROUP_SORT_FIELDS,
+  ENT_ROBOT_MESSAGE_SORT_FIELDS,
+  type EntRobotMessageLogPageQuery,
   EntRobotChatGroupDto,
   EntRobotChatGroupPageQuery,
   EntRobotChatGroupRequestV1,
@@ -95,9 +97,9 @@ export class EntRobotService {
    * The message log of a group, newest first.
    * @throws NotFoundException (404) no such group in the tenant
    */
-  async messages(tenantId: string, id: string, query: PageQueryDto): Promise<Page<EntRobotChatMessageLogDto>> {
+  async messages(tenantId: string, id: string, query: EntRobotMessageLogPageQuery): Promise<Page<EntRobotChatMessageLogDto>> {
     await this.find(this.dataSource.manager, tenantId, id);
-    const order = toOrder(query.sort, { createdAt: 'createdAt' }, { createdAt: 'DESC' });
+    const order = toOrder(query.sort, ENT_ROBOT_MESSAGE_SORT_FIELDS, { createdAt: 'DESC' });
     const [rows, total] = await this.dataSource.getRepository(EntRobotMessageLogEntity).findAndCount({
       where: { tenantId, groupId: id },
       order: { ...order, id: 'ASC' },

@@ -1,14 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, IsUUID, Matches, MaxLength, Min } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import type { GroupMemberEntity } from './group-member.entity';
 import type { GroupRoomEntity } from './group-room.entity';
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
+/** Sort fields of the room list. */
+export const GROUP_ROOM_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name', memberCount: 'memberCount' } as const;
+
 /** Query of `GET {C}/workChat/{workChatUserId}/contact/room`: rooms the staff user owns or is a member of. */
-export class GroupRoomPageQuery extends PageQueryDto {
+export class GroupRoomPageQuery extends PageBoundsQueryDto {
+  @SortParam(GROUP_ROOM_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only rooms of this corp (id of the corp link).', format: 'uuid' })
   @IsOptional() @IsUUID()
   corpId?: string;
@@ -21,9 +27,6 @@ export class GroupRoomPageQuery extends PageQueryDto {
   @IsOptional() @Transform(toBoolean) @IsBoolean()
   aiEnabled?: boolean;
 }
-
-/** Sort fields of the room list. */
-export const GROUP_ROOM_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name', memberCount: 'memberCount' } as const;
 
 /** A customer group chat ("group room") as the console shows it. */
 export class GroupRoomDto {

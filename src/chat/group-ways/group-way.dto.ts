@@ -18,7 +18,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { WAY_STATE_PATTERN } from '../contact-ways/contact-way.rules';
 import { int64ToNumber, IsPositiveInt64String } from '../contact-ways/int64-id';
 import type { GroupWayEntity } from './group-way.entity';
@@ -101,7 +101,10 @@ export class GroupWayConversationGroupIdRequestV1 {
 export const GROUP_WAY_SORT_FIELDS = { id: 'id', createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
 
 /** Query of `GET {T}/v1/chat/group/way`. */
-export class ChatGroupWayPageQuery extends PageQueryDto {
+export class ChatGroupWayPageQuery extends PageBoundsQueryDto {
+  @SortParam(GROUP_WAY_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only ways of the corp with this name (none match an unknown name). Sort fields: id, createdAt, updatedAt, name (default createdAt,desc).', maxLength: 100 })
   @IsOptional() @IsString() @MaxLength(100)
   corpName?: string;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { INTENTION_RECORD_SOURCES, INTENTION_RECORD_STATUSES, IntentionRecordEntity, IntentionRecordSource, IntentionRecordStatus } from './intention-record.entity';
 
 /** Intent names: letters, digits, spaces, `_`, `.`, `:`, `-`, 1..100, not starting with a space. */
@@ -76,7 +76,10 @@ export class CustomerIntentionRecordDto {
 export const INTENTION_RECORD_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', intentName: 'intentName', confidence: 'confidence' } as const;
 
 /** Query of `GET {C}/customers/intentionRecord`. */
-export class IntentionRecordPageQuery extends PageQueryDto {
+export class IntentionRecordPageQuery extends PageBoundsQueryDto {
+  @SortParam(INTENTION_RECORD_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only records of this contact. Sort fields: createdAt, updatedAt, intentName, confidence (default createdAt,desc).', format: 'uuid' })
   @IsOptional() @IsUUID()
   contactId?: string;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { INTERVENTION_MATCH_TYPES, InterventionMatchType, InterventionRuleEntity } from './intervention-rule.entity';
 
 /*
@@ -168,7 +168,10 @@ export class CustomerInterventionRulesDtoV1 {
 export const INTERVENTION_RULE_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
 
 /** Query of the rule lists (both views). */
-export class InterventionRulePageQuery extends PageQueryDto {
+export class InterventionRulePageQuery extends PageBoundsQueryDto {
+  @SortParam(INTERVENTION_RULE_SORT_FIELDS, ['createdAt,asc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only rules of this match type. Sort fields: createdAt, updatedAt, name (default createdAt,asc: the order rules apply in).', enum: INTERVENTION_MATCH_TYPES })
   @IsOptional() @IsIn(INTERVENTION_MATCH_TYPES)
   matchType?: InterventionMatchType;

@@ -18,7 +18,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { ScriptCategoryEntity } from './script-category.entity';
 import { SCRIPT_ATTACHMENT_TYPES, ScriptAttachment, ScriptAttachmentType, ScriptContentEntity } from './script-content.entity';
 
@@ -172,8 +172,14 @@ export class ScriptContentRequestV1 {
   enabled?: boolean;
 }
 
+/** Sort fields of the script list (`sort=field,asc|desc`). */
+export const SCRIPT_CONTENT_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', title: 'title' } as const;
+
 /** Query of `GET {C}/chat/script-content`. */
-export class ScriptContentPageQuery extends PageQueryDto {
+export class ScriptContentPageQuery extends PageBoundsQueryDto {
+  @SortParam(SCRIPT_CONTENT_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only scripts in this category.', format: 'uuid' })
   @IsOptional() @IsUUID()
   categoryId?: string;
@@ -194,9 +200,6 @@ export class ScriptContentPageQuery extends PageQueryDto {
   @IsOptional() @Transform(toBoolean) @IsBoolean()
   enabled?: boolean;
 }
-
-/** Sort fields of the script list (`sort=field,asc|desc`). */
-export const SCRIPT_CONTENT_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', title: 'title' } as const;
 
 /** Query of `GET {C}/chat/script-content/search`. */
 export class ScriptSearchQuery {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsBoolean, IsEmail, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { toBoolean, WORK_CHAT_USER_ID_PATTERN } from '../digital-staff/digital-staff.dto';
 import { WorkChatUserEntity } from './work-chat-user.entity';
 
@@ -51,8 +51,14 @@ const toIdList = ({ value }: { value: unknown }) => {
   return [...new Set(list.map((entry) => (typeof entry === 'string' ? entry.trim() : entry)).filter((entry) => entry !== ''))];
 };
 
+/** Sort fields of the staff-user list (`sort=field,asc|desc`). */
+export const WORK_CHAT_USER_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name', workChatUserId: 'workChatUserId' } as const;
+
 /** Query of `GET {C}/workChat/user`. */
-export class WorkChatUserPageQuery extends PageQueryDto {
+export class WorkChatUserPageQuery extends PageBoundsQueryDto {
+  @SortParam(WORK_CHAT_USER_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only staff users of the corp with this platform corp id.', maxLength: 64, example: 'ww3f9c2a7d1e0b4c5a' })
   @IsOptional() @IsString() @MaxLength(64)
   workChatCorpId?: string;
@@ -89,9 +95,6 @@ export class WorkChatUserPageQuery extends PageQueryDto {
   @IsOptional() @IsUUID()
   digitalStaffId?: string;
 }
-
-/** Sort fields of the staff-user list (`sort=field,asc|desc`). */
-export const WORK_CHAT_USER_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name', workChatUserId: 'workChatUserId' } as const;
 
 /** Body of `POST {C}/workChat/user/guide/bindDigitalStaff` (chat-management-api.md: BindDigitalStaffRequest). */
 export class BindDigitalStaffRequest {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { TAG_RULE_MATCH_MODES, TagRuleEntity, TagRuleMatchMode } from './tag-rule.entity';
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
@@ -65,7 +65,10 @@ export class CustomerTagRuleDto {
 export const TAG_RULE_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
 
 /** Query of `GET {C}/customers/tagRule`. */
-export class TagRulePageQuery extends PageQueryDto {
+export class TagRulePageQuery extends PageBoundsQueryDto {
+  @SortParam(TAG_RULE_SORT_FIELDS, ['createdAt,asc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only enabled (true) or disabled (false) rules. Sort fields: createdAt, updatedAt, name (default createdAt,asc: the order rules apply in).', type: Boolean })
   @IsOptional() @Transform(toBoolean) @IsBoolean()
   enabled?: boolean;

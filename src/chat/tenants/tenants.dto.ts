@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { TENANT_SLUG_PATTERN } from './tenant-slug';
 import { TENANT_STATUSES, TenantEntity, TenantStatus } from './tenant.entity';
 
@@ -30,8 +30,14 @@ export class UpdateTenantRequest {
   status?: TenantStatus;
 }
 
+/** Sort fields of `GET /api/platform/tenants`: field → entity property; used by the query's sort and the service's toOrder. */
+export const TENANT_SORT_FIELDS = { createdAt: 'createdAt', id: 'id', name: 'name' } as const;
+
 /** Query of `GET /api/platform/tenants`. Sortable by `id`, `name`, `createdAt`. */
-export class TenantPageQuery extends PageQueryDto {
+export class TenantPageQuery extends PageBoundsQueryDto {
+  @SortParam(TENANT_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only tenants with this status.', enum: TENANT_STATUSES })
   @IsOptional() @IsIn(TENANT_STATUSES)
   status?: TenantStatus;

@@ -10,7 +10,7 @@ import { ClusterEvents } from '../../common/cluster/cluster-events';
 
 /** ClusterEvents topic of tenant rows (key: the tenant id). */
 export const TENANT_EVENTS = 'chat-tenant';
-import { CreateTenantRequest, TenantDto, TenantPageQuery, toTenantDto, UpdateTenantRequest } from './tenants.dto';
+import { TENANT_SORT_FIELDS, CreateTenantRequest, TenantDto, TenantPageQuery, toTenantDto, UpdateTenantRequest } from './tenants.dto';
 
 /** Tenants of the chat wing (issue 5, Tenancy): created by a platform administrator (API or `atrium-chat tenant`). */
 @Injectable()
@@ -51,7 +51,7 @@ export class TenantsService {
 
   /** Sorted by `createdAt` (default, newest first), `id` or `name`. */
   async list(query: TenantPageQuery): Promise<Page<TenantDto>> {
-    const order = toOrder(query.sort, { createdAt: 'createdAt', id: 'id', name: 'name' }, { createdAt: 'DESC' });
+    const order = toOrder(query.sort, TENANT_SORT_FIELDS, { createdAt: 'DESC' });
     const [rows, total] = await this.dataSource.getRepository(TenantEntity).findAndCount({
       where: query.status ? { status: query.status } : {},
       order: { ...order, id: order.id ?? 'ASC' },

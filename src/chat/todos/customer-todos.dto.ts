@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { CUSTOMER_TODO_STATUSES, CustomerTodoEntity, CustomerTodoStatus } from './customer-todo.entity';
 
 /** Longest operator note on a processed to-do, characters. */
@@ -47,7 +47,10 @@ export class CustomerTodoDto {
 export const CUSTOMER_TODO_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', processedAt: 'processedAt' } as const;
 
 /** Query of `GET {T}/v1/chat/digitalStaff/customer/todo`. */
-export class CustomerTodoPageQuery extends PageQueryDto {
+export class CustomerTodoPageQuery extends PageBoundsQueryDto {
+  @SortParam(CUSTOMER_TODO_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only to-dos in this state. Sort fields: createdAt, updatedAt, processedAt (default createdAt,desc).', enum: CUSTOMER_TODO_STATUSES })
   @IsOptional() @IsIn(CUSTOMER_TODO_STATUSES)
   status?: CustomerTodoStatus;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { TOOL_AUTH_TYPES, ToolAuthType, ToolProviderEntity } from './tool-provider.entity';
 import { TOOL_METHODS, ToolMethod, ToolOperation } from './tool-operations.rules';
 
@@ -120,7 +120,10 @@ export class ToolApiProviderDTO {
 export const TOOL_PROVIDER_SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', name: 'name' } as const;
 
 /** Query of `GET {C}/toolApiProviders`. */
-export class ToolProviderPageQuery extends PageQueryDto {
+export class ToolProviderPageQuery extends PageBoundsQueryDto {
+  @SortParam(TOOL_PROVIDER_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only providers whose name contains this text (case-insensitive). Sort fields: createdAt, updatedAt, name (default createdAt,desc).', maxLength: 100 })
   @IsOptional() @IsString() @MaxLength(100)
   name?: string;

@@ -1,13 +1,16 @@
-import { BadRequestException } from '@nestjs/common';
+import { applyDecorators, BadRequestException } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, Matches, Max, Min, type ValidationArguments } from 'class-validator';
 
 /** Largest page size any list accepts. */
 export const MAX_PAGE_SIZE = 200;
 
-/** `page` (from 0), `size` (1..200), `sort` (`field,asc|desc`, repeatable) — DESIGN.md, Request pipeline. */
-export class PageQueryDto {
+/**
+ * `page` (from 0) and `size` (1..200) of a list — DESIGN.md, Request pipeline. A list that sorts extends this and
+ * declares its own `sort` with {@link SortParam}, so its OpenAPI document names exactly the fields it accepts.
+ */
+export class PageBoundsQueryDto {
   @ApiPropertyOptional({ description: 'Page number, from 0.', default: 0, minimum: 0 })
   @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(1_000_000)
   page: number = 0;
@@ -15,16 +18,70 @@ export class PageQueryDto {
   @ApiPropertyOptional({ description: `Page size, 1..${MAX_PAGE_SIZE}.`, default: 20, minimum: 1, maximum: MAX_PAGE_SIZE })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(MAX_PAGE_SIZE)
   size: number = 20;
+}
 
-  @ApiPropertyOptional({
-    description: 'Sort order `field,asc|desc`; repeat for several keys. Allowed fields are listed per endpoint.',
-    type: [String],
-    example: ['createdAt,desc'],
-  })
+/**
+ * Page bounds plus a free-form `sort` (`field,asc|desc`, repeatable) whose fields the service checks. Legacy: lists
+ * declare their sort with {@link SortParam} on a {@link PageBoundsQueryDto} subclass instead (issue 22, item 2).
+ */
+export class PageQueryDto extends PageBoundsQueryDto {
+  @ApiPropertyOptional({ description: 'Sort order `field,asc|desc`; repeat for several keys. Allowed fields are listed per endpoint.', type: [String] })
   @IsOptional()
   @Transform(({ value }) => (Array.isArray(value) ? value : [value]))
   @Matches(/^[A-Za-z]+(,(asc|desc))?$/i, { each: true, message: 'sort must look like field,asc or field,desc' })
   sort?: string[];
+}
+
+/** A list's sort allow-list: field name as the client writes it → entity property (or `alias.property`). */
+export type SortFields = Readonly<Record<string, string>>;
+
+/**
+ * Every `sort` entry a list accepts: each field bare, `,asc` and `,desc` (issue 22, item 2: the document's enum).
+ * @param fields the list's allow-list (its keys are the fields)
+ */
+export function sortEntries(fields: SortFields): string[] {
+  return Object.keys(fields).flatMap((field) => [field, `${field},asc`, `${field},desc`]);
+}
+
+/**
+ * Declares a list query's `sort` property (repeatable `field`, `field,asc` or `field,desc`) from the same allow-list
+ * the service passes to {@link toOrder}, so the OpenAPI document and the server cannot differ (issue 22, item 2).
+ * - Validation: each entry must be one of {@link sortEntries}; the field is case-sensitive, the direction is not
+ *   (`name,DESC` is read as `name,desc`, as before). A single value becomes a one-entry array. A bad entry is a 400
+ *   whose message names the allowed fields (`Cannot sort by "x"; allowed: a, b`).
+ * - OpenAPI: `type: array`, `items: { type: string, enum: [every entry] }`, example = the list's default order.
+ * @param fields the list's allow-list (exported beside its query DTO and used by its service's toOrder call)
+ * @param defaultSort the order the list uses when no sort is given, written as entries (e.g. `['createdAt,desc']`)
+ */
+export function SortParam(fields: SortFields, defaultSort: readonly string[]): PropertyDecorator {
+  const entries = sortEntries(fields);
+  const names = Object.keys(fields);
+  const unknown = defaultSort.filter((entry) => !entries.includes(entry));
+  if (unknown.length > 0) throw new Error(`SortParam: default sort ${unknown.join(', ')} is not among ${entries.join(', ')}`);
+  const message = (args: ValidationArguments): string => {
+    const values: unknown[] = Array.isArray(args.value) ? args.value : [args.value];
+    const bad = values.find((value) => typeof value !== 'string' || !entries.includes(value));
+    const field = typeof bad === 'string' ? bad.split(',')[0] : String(bad);
+    return names.includes(field) ? 'sort must look like field, field,asc or field,desc' : `Cannot sort by "${field}"; allowed: ${names.join(', ')}`;
+  };
+  return applyDecorators(
+    ApiPropertyOptional({
+      description: `Sort order: \`field\`, \`field,asc\` or \`field,desc\` (bare = ascending); repeat for several keys. Fields: ${names.join(', ')}. Default: ${defaultSort.join(' then ')}.`,
+      type: 'array',
+      items: { type: 'string', enum: entries },
+      example: [...defaultSort],
+    }),
+    IsOptional(),
+    Transform(({ value }) => (Array.isArray(value) ? value : [value]).map(normaliseDirection)),
+    IsIn(entries, { each: true, message }),
+  );
+}
+
+/** `field,DESC` → `field,desc`: the direction's case never mattered; anything else is left for validation. */
+function normaliseDirection(entry: unknown): unknown {
+  if (typeof entry !== 'string') return entry;
+  const comma = entry.indexOf(',');
+  return comma < 0 ? entry : `${entry.slice(0, comma)},${entry.slice(comma + 1).toLowerCase()}`;
 }
 
 /** One page of a list. */

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, Matches, Validate, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto } from '../../common/paging/page';
 import type { AuditEntryEntity } from './audit-entry.entity';
 
 /** True for a real calendar date written `YYYY-MM-DD`. */
@@ -21,7 +21,7 @@ class CalendarDateConstraint implements ValidatorConstraintInterface {
 }
 
 /** Query of `GET /api/admin/audit` (deployment-gateway.md, Endpoints: query `date` in format `YYYY-MM-DD`). */
-export class AuditQueryDto extends PageQueryDto {
+export class AuditQueryDto extends PageBoundsQueryDto {
   @ApiPropertyOptional({ description: 'UTC day to read, `YYYY-MM-DD`; defaults to today (UTC).', example: '2026-11-21' })
   @IsOptional() @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'date must be in the format YYYY-MM-DD' }) @Validate(CalendarDateConstraint)
   date?: string;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { Between, DataSource, EntityManager } from 'typeorm';
-import { Page, PageQueryDto, toPage } from '../../common/paging/page';
+import { Page, PageBoundsQueryDto, toPage } from '../../common/paging/page';
 import { agentTokenPrefix } from '../tokens/agent-token.format';
 import { bearerCredential } from '../../common/auth/auth.guard';
 import type { DeployPrincipal } from '../auth/deploy-principal';
@@ -73,7 +73,7 @@ export class AuditService {
    * The audit rows of one UTC day, oldest first.
    * @param day `YYYY-MM-DD`, already validated
    */
-  async listDay(day: string, query: PageQueryDto): Promise<Page<AuditEntryEntity>> {
+  async listDay(day: string, query: PageBoundsQueryDto): Promise<Page<AuditEntryEntity>> {
     const start = new Date(`${day}T00:00:00.000Z`);
     const end = new Date(start.getTime() + 86_400_000 - 1);
     const [rows, total] = await this.dataSource.getRepository(AuditEntryEntity).findAndCount({

@@ -15,13 +15,13 @@ import {
 import type { Request } from 'express';
 import { Authenticated, CurrentPrincipal } from '../../common/auth/auth.decorators';
 import { UploadedFileCleanupInterceptor } from '../../common/http/uploaded-file-cleanup.interceptor';
-import { Page, PageQueryDto, pageSchema } from '../../common/paging/page';
+import { Page, pageSchema } from '../../common/paging/page';
 import { AuditService } from '../audit/audit.service';
 import { DeployMetrics } from '../deploy-metrics';
 import { DeployAuditFilter } from '../audit/deploy-audit.filter';
 import { DEPLOY_AGENT_SCHEME, DeployAgentStrategy } from '../auth/deploy-auth.strategies';
 import type { DeployAgentPrincipal } from '../auth/deploy-principal';
-import { DEPLOY_SITE_MULTIPART_SCHEMA, DeployResultDto, DeploySiteDto, DeploymentDto, DeploymentIdParams } from './deployments.dto';
+import { DEPLOY_SITE_MULTIPART_SCHEMA, DeployResultDto, DeploySiteDto, DeploymentDto, DeploymentIdParams, DeploymentQueryDto } from './deployments.dto';
 import { DeploymentsService } from './deployments.service';
 
 /** Publishing, listing and deleting static sites (deployment-gateway.md, Endpoints). */
@@ -68,7 +68,7 @@ export class DeploymentsController {
   @Authenticated(DeployAgentStrategy, { permission: 'list', securityScheme: DEPLOY_AGENT_SCHEME })
   @ApiOperation({ summary: 'List the caller\'s deployments', description: 'Only the token\'s namespace. Newest first; sortable by deployedAt, projectName, bytes.' })
   @ApiOkResponse({ type: pageSchema(DeploymentDto, 'Deployments') })
-  async list(@Query() query: PageQueryDto, @CurrentPrincipal() agent: DeployAgentPrincipal, @Req() request: Request): Promise<Page<DeploymentDto>> {
+  async list(@Query() query: DeploymentQueryDto, @CurrentPrincipal() agent: DeployAgentPrincipal, @Req() request: Request): Promise<Page<DeploymentDto>> {
     const page = await this.deployments.list(agent, query);
     await this.audit.record(this.audit.callerOf(request), { action: 'list', outcome: 'allowed', status: 200 });
     return page;

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { NAMESPACE_PATTERN } from '../namespace';
 import type { DeploymentEntity } from './deployment.entity';
 
@@ -62,4 +63,13 @@ export function toDeploymentDto(deployment: DeploymentEntity, publicUrl: string)
     bytes: deployment.bytes,
     deployedAt: deployment.createdAt.toISOString(),
   };
+}
+
+/** Sort fields of `GET /api/deployments`: field → entity property (`deployedAt` is the row's createdAt); used by the query and DeploymentsService.list. */
+export const DEPLOYMENT_SORT_FIELDS = { deployedAt: 'createdAt', projectName: 'projectName', bytes: 'bytes' } as const;
+
+/** Query of `GET /api/deployments` (page, size, sort; newest first by default). */
+export class DeploymentQueryDto extends PageBoundsQueryDto {
+  @SortParam(DEPLOYMENT_SORT_FIELDS, ['deployedAt,desc'])
+  sort?: string[];
 }

@@ -3,11 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { rm } from 'node:fs/promises';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { Page, PageQueryDto, toOrder, toPage } from '../../common/paging/page';
+import { Page, toOrder, toPage } from '../../common/paging/page';
 import { AuditCaller, AuditService } from '../audit/audit.service';
 import type { DeployAgentPrincipal } from '../auth/deploy-principal';
 import { DeploymentEntity } from './deployment.entity';
-import { DeployResultDto, DeploymentDto, DeploySiteDto, toDeploymentDto } from './deployments.dto';
+import { DEPLOYMENT_SORT_FIELDS, DeployResultDto, DeploymentDto, type DeploymentQueryDto, DeploySiteDto, toDeploymentDto } from './deployments.dto';
 import { ArchiveRejectedError, buildSiteDirectoryName, discardStagedSite, promoteStagedSite, stageSiteArchive, withdrawPublishedSite } from './site-publisher';
 import { SITE_LOCK_SQL } from './site-reconciler.rules';
 import { sitesBaseUrl } from '../sites/sites.config';
@@ -109,8 +109,8 @@ export class DeploymentsService {
   }
 
   /** The namespace's deployments, newest first by default; sortable by `deployedAt`, `projectName`, `bytes`. */
-  async list(agent: DeployAgentPrincipal, query: PageQueryDto): Promise<Page<DeploymentDto>> {
-    const order = toOrder(query.sort, { deployedAt: 'createdAt', projectName: 'projectName', bytes: 'bytes' }, { createdAt: 'DESC' });
+  async list(agent: DeployAgentPrincipal, query: DeploymentQueryDto): Promise<Page<DeploymentDto>> {
+    const order = toOrder(query.sort, DEPLOYMENT_SORT_FIELDS, { createdAt: 'DESC' });
     const [rows, total] = await this.dataSource.getRepository(DeploymentEntity).findAndCount({
       where: { namespace: agent.namespace },
       order: { ...order, id: 'ASC' },

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { DEPLOY_PERMISSIONS, DeployPermission } from '../auth/deploy-principal';
 import { NAMESPACE_PATTERN } from '../namespace';
 import type { JoinGrantEntity } from './join-grant.entity';
@@ -92,4 +93,22 @@ export function toJoinGrantDto(grant: JoinGrantEntity): JoinGrantDto {
 /** Maps a namespace row and its live token count to the owner view. */
 export function toNamespaceDto(namespace: NamespaceEntity, liveTokens: number): NamespaceDto {
   return { name: namespace.name, claimedByAgentId: namespace.claimedByAgentId, createdAt: namespace.createdAt.toISOString(), liveTokens };
+}
+
+/** Sort fields of `GET /api/admin/namespaces`: field → entity property; used by the query and NamespacesService.list. */
+export const NAMESPACE_SORT_FIELDS = { createdAt: 'createdAt', name: 'name' } as const;
+
+/** Query of `GET /api/admin/namespaces` (page, size, sort). */
+export class NamespaceQueryDto extends PageBoundsQueryDto {
+  @SortParam(NAMESPACE_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+}
+
+/** Sort fields of `GET /api/admin/namespaces/{namespace}/grants`: field → entity property; used by the query and NamespacesService.listGrants. */
+export const JOIN_GRANT_SORT_FIELDS = { createdAt: 'createdAt', expiresAt: 'expiresAt' } as const;
+
+/** Query of `GET /api/admin/namespaces/{namespace}/grants` (page, size, sort). */
+export class JoinGrantQueryDto extends PageBoundsQueryDto {
+  @SortParam(JOIN_GRANT_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
 }

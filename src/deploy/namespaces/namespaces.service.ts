@@ -5,13 +5,13 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import type { DeployPermission } from '../auth/deploy-principal';
 import { secretsEqual, sha256Hex } from '../../common/crypto/secrets';
 import { ProblemException } from '../../common/http/problem-details';
-import { Page, PageQueryDto, toOrder, toPage } from '../../common/paging/page';
+import { Page, toOrder, toPage } from '../../common/paging/page';
 import { AuditCaller, AuditService } from '../audit/audit.service';
 import { grantedPermissions } from '../tokens/granted-permissions';
 import { JoinGrantEntity } from './join-grant.entity';
 import { joinGrantPrefix, mintJoinGrant } from './join-grant.format';
 import { NamespaceEntity } from './namespace.entity';
-import { IssuedJoinGrantDto, IssueJoinGrantDto, JoinGrantDto, NamespaceDto, toJoinGrantDto, toNamespaceDto } from './namespaces.dto';
+import { IssuedJoinGrantDto, IssueJoinGrantDto, JOIN_GRANT_SORT_FIELDS, JoinGrantDto, type JoinGrantQueryDto, NAMESPACE_SORT_FIELDS, NamespaceDto, type NamespaceQueryDto, toJoinGrantDto, toNamespaceDto } from './namespaces.dto';
 
 /** Who is asking to register into a namespace, as far as namespace ownership cares (issue 12, item 3). */
 export interface NamespaceEntry {
@@ -154,9 +154,9 @@ export class NamespacesService {
    * The namespace's grants, newest first by default (sortable by `createdAt`, `expiresAt`).
    * @throws NotFoundException (404) no such namespace
    */
-  async listGrants(namespace: string, query: PageQueryDto): Promise<Page<JoinGrantDto>> {
+  async listGrants(namespace: string, query: JoinGrantQueryDto): Promise<Page<JoinGrantDto>> {
     await this.requireNamespace(this.dataSource.manager, namespace);
-    const order = toOrder(query.sort, { createdAt: 'createdAt', expiresAt: 'expiresAt' }, { createdAt: 'DESC' });
+    const order = toOrder(query.sort, JOIN_GRANT_SORT_FIELDS, { createdAt: 'DESC' });
     const [rows, total] = await this.dataSource.getRepository(JoinGrantEntity).findAndCount({
       where: { namespace },
       order: { ...order, id: 'ASC' },
@@ -180,8 +180,8 @@ export class NamespacesService {
   }
 
   /** Every namespace with its live token count, newest first by default (sortable by `createdAt`, `name`). */
-  async list(query: PageQueryDto): Promise<Page<NamespaceDto>> {
-    const order = toOrder(query.sort, { createdAt: 'createdAt', name: 'name' }, { createdAt: 'DESC' });
+  async list(query: NamespaceQueryDto): Promise<Page<NamespaceDto>> {
+    const order = toOrder(query.sort, NAMESPACE_SORT_FIELDS, { createdAt: 'DESC' });
     const [rows, total] = await this.dataSource.getRepository(NamespaceEntity).findAndCount({
       order: { ...order, name: order.name ?? 'ASC' },
       skip: query.page * query.size,

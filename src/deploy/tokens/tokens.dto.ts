@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayUnique, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateBy } from 'class-validator';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { DEPLOY_PERMISSIONS, DeployPermission } from '../auth/deploy-principal';
 import { NAMESPACE_PATTERN, namespaceProblem } from '../namespace';
 
@@ -112,4 +113,13 @@ export class TokenPrefixParams {
   @ApiProperty({ description: 'Public token prefix (8 hex characters).', example: '1a2b3c4d' })
   @Matches(/^[0-9a-f]{8}$/, { message: 'prefix is 8 lowercase hex characters' })
   prefix: string;
+}
+
+/** Sort fields of `GET /api/admin/tokens`: field → entity property; used by the query and TokensService.list. */
+export const AGENT_TOKEN_SORT_FIELDS = { createdAt: 'createdAt', lastUsedAt: 'lastUsedAt', agentId: 'agentId', namespace: 'namespace' } as const;
+
+/** Query of `GET /api/admin/tokens` (page, size, sort). */
+export class AgentTokenQueryDto extends PageBoundsQueryDto {
+  @SortParam(AGENT_TOKEN_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
 }

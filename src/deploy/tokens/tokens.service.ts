@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import type { DeployPermission } from '../auth/deploy-principal';
 import { randomHexId, sha256Hex } from '../../common/crypto/secrets';
 import { ProblemException } from '../../common/http/problem-details';
-import { Page, PageQueryDto, toOrder, toPage } from '../../common/paging/page';
+import { Page, toOrder, toPage } from '../../common/paging/page';
 import { AuditCaller, AuditService } from '../audit/audit.service';
 import type { DeployPrincipal } from '../auth/deploy-principal';
 import { namespaceForAgent } from '../namespace';
@@ -13,7 +13,7 @@ import { NamespacesService } from '../namespaces/namespaces.service';
 import { AgentTokenEntity } from './agent-token.entity';
 import { mintAgentToken } from './agent-token.format';
 import { grantedPermissions } from './granted-permissions';
-import { AgentTokenDto, RegisterAgentDto, RegistrationResultDto, toAgentTokenDto } from './tokens.dto';
+import { AGENT_TOKEN_SORT_FIELDS, AgentTokenDto, type AgentTokenQueryDto, RegisterAgentDto, RegistrationResultDto, toAgentTokenDto } from './tokens.dto';
 
 export { grantedPermissions } from './granted-permissions';
 
@@ -106,8 +106,8 @@ export class TokensService {
   }
 
   /** Every token, newest first by default; sortable by `createdAt`, `lastUsedAt`, `agentId`, `namespace`. */
-  async list(query: PageQueryDto): Promise<Page<AgentTokenDto>> {
-    const order = toOrder(query.sort, { createdAt: 'createdAt', lastUsedAt: 'lastUsedAt', agentId: 'agentId', namespace: 'namespace' }, { createdAt: 'DESC' });
+  async list(query: AgentTokenQueryDto): Promise<Page<AgentTokenDto>> {
+    const order = toOrder(query.sort, AGENT_TOKEN_SORT_FIELDS, { createdAt: 'DESC' });
     const [rows, total] = await this.dataSource.getRepository(AgentTokenEntity).findAndCount({
       order: { ...order, id: 'ASC' },
       skip: query.page * query.size,

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional, IsString, Matches } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import type { ApiKeyEntity, ApiKeySource } from './api-key.entity';
 import { API_KEY_NAME_PATTERN } from './api-key.format';
 
@@ -16,8 +16,14 @@ export class CreateApiKeyDto {
   admin?: boolean;
 }
 
+/** Sort fields of `GET /api/auth/api-keys`: field → entity property; used by the query's sort and the service's toOrder. */
+export const API_KEY_SORT_FIELDS = { name: 'name', createdAt: 'createdAt', lastUsedAt: 'lastUsedAt' } as const;
+
 /** Query of `GET /api/auth/api-keys`: paging, sort by `name`, `createdAt`, `lastUsedAt`. */
-export class ApiKeyQueryDto extends PageQueryDto {
+export class ApiKeyQueryDto extends PageBoundsQueryDto {
+  @SortParam(API_KEY_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Also list revoked keys.', default: false })
   @IsOptional() @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value)) @IsBoolean()
   include_revoked?: boolean;

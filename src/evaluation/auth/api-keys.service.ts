@@ -1,9 +1,10 @@
 import { BadRequestException, Inject, Injectable, Logger, NotFoundException, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
-import { Page, PageQueryDto, toOrder, toPage } from '../../common/paging/page';
+import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ApiKeyEntity } from './api-key.entity';
+import { API_KEY_SORT_FIELDS, type ApiKeyQueryDto } from './api-keys.dto';
 import { apiKeyHash, ENV_KEY_NAME_PATTERN, envKeyName, generateApiKey } from './api-key.format';
 
 /** How often `last_used_at` is written for one key at most (ms); keeps reads from turning into writes. */
@@ -107,10 +108,10 @@ export class ApiKeysService implements OnModuleInit {
    * Lists keys (never their values), newest first by default; sortable by `name`, `createdAt`, `lastUsedAt`.
    * @param includeRevoked false: live keys only
    */
-  async list(query: PageQueryDto, includeRevoked: boolean): Promise<Page<ApiKeyEntity>> {
+  async list(query: ApiKeyQueryDto, includeRevoked: boolean): Promise<Page<ApiKeyEntity>> {
     const [rows, total] = await this.dataSource.getRepository(ApiKeyEntity).findAndCount({
       where: includeRevoked ? {} : { revokedAt: IsNull() },
-      order: { ...toOrder(query.sort, { name: 'name', createdAt: 'createdAt', lastUsedAt: 'lastUsedAt' }, { createdAt: 'DESC' }), id: 'ASC' },
+      order: { ...toOrder(query.sort, API_KEY_SORT_FIELDS, { createdAt: 'DESC' }), id: 'ASC' },
       skip: query.page * query.size,
       take: query.size,
     });

@@ -17,7 +17,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { RUN_TRIGGERS, RunStatus, RunTrigger } from '../runs/run.entity';
 import { MAX_REPEAT_COUNT } from '../runs/runs.dto';
 import { CAMPAIGN_LINES, CAMPAIGN_STATUSES, CampaignEntity, CampaignLine, CampaignStatus } from './campaign.entity';
@@ -124,8 +124,14 @@ export class StartCampaignDto {
   triggered_by?: RunTrigger;
 }
 
+/** Sort fields of `GET /api/campaigns`: field → entity property; used by the query's sort and the service's toOrder. */
+export const CAMPAIGN_SORT_FIELDS = { createdAt: 'campaign.createdAt', windowStart: 'campaign.windowStart', name: 'campaign.name' } as const;
+
 /** Query of `GET /api/campaigns`. */
-export class CampaignQueryDto extends PageQueryDto {
+export class CampaignQueryDto extends PageBoundsQueryDto {
+  @SortParam(CAMPAIGN_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only campaigns in this status.', enum: CAMPAIGN_STATUSES })
   @IsOptional() @IsIn(CAMPAIGN_STATUSES)
   status?: CampaignStatus;

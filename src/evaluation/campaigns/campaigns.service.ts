@@ -15,7 +15,7 @@ import { CampaignEntity, CampaignPlanEntry } from './campaign.entity';
 import { CampaignResultsQuery } from './campaign-results';
 import { assertWindow, campaignMoveRefusal, normaliseBudgetOverride, normaliseSeeds } from './campaign-rules';
 import { settleCampaign } from './campaign-settlement';
-import { CampaignDto, CampaignQueryDto, CampaignReportDto, CreateCampaignDto, RunCounts, StartCampaignDto, toCampaignDto } from './campaigns.dto';
+import { CAMPAIGN_SORT_FIELDS, CampaignDto, CampaignQueryDto, CampaignReportDto, CreateCampaignDto, RunCounts, StartCampaignDto, toCampaignDto } from './campaigns.dto';
 import { planFingerprint } from './plan-fingerprint';
 
 /** Attempts of a cancel that raced with a start (one retry is always enough: running never goes back to draft). */
@@ -104,7 +104,7 @@ export class CampaignsService {
    * @throws BadRequestException (400) window_to not after window_from; unknown sort field
    */
   async list(query: CampaignQueryDto): Promise<Page<CampaignDto>> {
-    const order = toOrder(query.sort, { createdAt: 'campaign.createdAt', windowStart: 'campaign.windowStart', name: 'campaign.name' }, { 'campaign.createdAt': 'DESC' });
+    const order = toOrder(query.sort, CAMPAIGN_SORT_FIELDS, { 'campaign.createdAt': 'DESC' });
     const from = query.window_from ? new Date(query.window_from) : undefined;
     const to = query.window_to ? new Date(query.window_to) : undefined;
     if (from && to && !(to.getTime() > from.getTime())) {

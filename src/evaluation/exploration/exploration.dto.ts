@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import type { ExplorationBudget } from '../campaigns/exploration-budget';
 import { CALLER_OUTCOMES, CallerOutcome, EXPLORATION_OUTCOMES, ExperienceRecord, ExplorationOutcome, NOTABLE_REASONS, NotableReason, OutcomeSource } from './experience-record';
 import { ExplorationMessageEntity } from './exploration-message.entity';
@@ -66,8 +66,14 @@ export class CloseExplorationSessionDto {
   notes?: string;
 }
 
+/** Sort fields of `GET /api/exploration/sessions`: field → entity property; used by the query's sort and the service's toOrder. */
+export const EXPLORATION_SESSION_SORT_FIELDS = { startedAt: 'startedAt', closedAt: 'closedAt' } as const;
+
 /** Query of `GET /api/exploration/sessions`. */
-export class ExplorationSessionQueryDto extends PageQueryDto {
+export class ExplorationSessionQueryDto extends PageBoundsQueryDto {
+  @SortParam(EXPLORATION_SESSION_SORT_FIELDS, ['startedAt,desc'])
+  sort?: string[];
+
   @ApiProperty({ description: 'The campaign whose sessions to list.', format: 'uuid' })
   @IsUUID()
   campaign_id: string;

@@ -14,6 +14,7 @@ import { TargetEntity } from '../targets/target.entity';
 import { TargetsService } from '../targets/targets.service';
 import { normaliseExperience } from './experience-record';
 import {
+  EXPLORATION_SESSION_SORT_FIELDS,
   CloseExplorationSessionDto,
   CreateExplorationSessionDto,
   DriveExplorationSessionDto,
@@ -152,7 +153,7 @@ export class ExplorationService {
   async list(query: ExplorationSessionQueryDto): Promise<Page<ExplorationSessionDto>> {
     const campaign = await this.dataSource.getRepository(CampaignEntity).findOneBy({ id: query.campaign_id });
     if (!campaign) throw new NotFoundException(`No campaign ${query.campaign_id}.`);
-    const order = toOrder(query.sort, { startedAt: 'startedAt', closedAt: 'closedAt' }, { startedAt: 'DESC' });
+    const order = toOrder(query.sort, EXPLORATION_SESSION_SORT_FIELDS, { startedAt: 'DESC' });
     const [rows, total] = await this.dataSource.getRepository(ExplorationSessionEntity).findAndCount({
       where: { campaignId: campaign.id, ...(query.status ? { status: query.status } : {}) },
       order: { ...order, id: 'ASC' },

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { CategoryTreeNode, MAX_CATEGORY_NAME_LENGTH } from './category-tree';
 import { FileCategoryEntity } from './file-category.entity';
 
@@ -35,8 +35,14 @@ export class UpdateFileCategoryDto {
   parent_id?: string | null;
 }
 
+/** Sort fields of `GET /api/file-categories`: field → entity property; used by the query's sort and the service's toOrder. */
+export const FILE_CATEGORY_SORT_FIELDS = { name: 'nameKey', createdAt: 'createdAt' } as const;
+
 /** Query of `GET /api/file-categories`. */
-export class FileCategoryQueryDto extends PageQueryDto {
+export class FileCategoryQueryDto extends PageBoundsQueryDto {
+  @SortParam(FILE_CATEGORY_SORT_FIELDS, ['name,asc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only the children of this category; `root` = top-level categories; omitted = all.', example: 'root' })
   @IsOptional() @Matches(/^(root|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, { message: 'parent_id must be a category id (UUID) or root' })
   parent_id?: string;

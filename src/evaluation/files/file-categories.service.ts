@@ -5,6 +5,7 @@ import { ProblemException } from '../../common/http/problem-details';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { buildCategoryTree, categoryNameKey, findMoveCycle, normalizeCategoryName, pathTo } from './category-tree';
 import {
+  FILE_CATEGORY_SORT_FIELDS,
   CreateFileCategoryDto,
   FileCategoryDeletionDto,
   FileCategoryDetailDto,
@@ -94,7 +95,7 @@ export class FileCategoriesService {
 
   /** Flat, paged: by name; filter by parent (`root` = top level) and name. Sortable by name, createdAt. */
   async list(query: FileCategoryQueryDto): Promise<Page<FileCategoryDto>> {
-    const order = toOrder(query.sort, { name: 'nameKey', createdAt: 'createdAt' }, { nameKey: 'ASC' });
+    const order = toOrder(query.sort, FILE_CATEGORY_SORT_FIELDS, { nameKey: 'ASC' });
     const where = {
       ...(query.parent_id ? { parentId: query.parent_id === 'root' ? IsNull() : query.parent_id.toLowerCase() } : {}),
       ...(query.q ? { name: ILike(likeContains(query.q)) } : {}),

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { MAX_FILE_NAME_LENGTH } from '../../common/storage/file-name';
 import { StoredFileEntity } from './stored-file.entity';
 
@@ -33,8 +33,14 @@ export const FILE_UPLOAD_SCHEMA = {
   },
 };
 
+/** Sort fields of `GET /api/files`: field → entity property; used by the query's sort and the service's toOrder. */
+export const FILE_SORT_FIELDS = { createdAt: 'createdAt', name: 'name', size: 'sizeBytes' } as const;
+
 /** Query of `GET /api/files`. */
-export class FileQueryDto extends PageQueryDto {
+export class FileQueryDto extends PageBoundsQueryDto {
+  @SortParam(FILE_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only files directly in this category; `root` = files in no category.', example: 'root' })
   @IsOptional() @Matches(/^(root|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, { message: 'category_id must be a category id (UUID) or root' })
   category_id?: string;

@@ -9,7 +9,7 @@ import { detectContentType } from '../../common/storage/content-type';
 import { toDisplayFileName } from '../../common/storage/file-name';
 import { BLOB_STORAGE, BlobNotFoundError, BlobStorage, BlobTooLargeError } from '../../common/storage/storage.port';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { FileDto, FileQueryDto, toFileDto, UpdateFileDto, UploadFileFieldsDto } from './files.dto';
+import { FILE_SORT_FIELDS, FileDto, FileQueryDto, toFileDto, UpdateFileDto, UploadFileFieldsDto } from './files.dto';
 import { StoredFileEntity } from './stored-file.entity';
 import { likeContains } from '../../database/like-contains';
 
@@ -102,7 +102,7 @@ export class FilesService {
 
   /** Newest first; filter by category (`root` = none) and name; sortable by createdAt, name, size. */
   async list(query: FileQueryDto): Promise<Page<FileDto>> {
-    const order = toOrder(query.sort, { createdAt: 'createdAt', name: 'name', size: 'sizeBytes' }, { createdAt: 'DESC' });
+    const order = toOrder(query.sort, FILE_SORT_FIELDS, { createdAt: 'DESC' });
     const where = {
       ...(query.category_id ? { categoryId: query.category_id === 'root' ? IsNull() : query.category_id.toLowerCase() } : {}),
       ...(query.q ? { name: ILike(likeContains(query.q)) } : {}),

@@ -17,7 +17,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import type { IntelligentEvaluationEntity } from './intelligent-evaluation.entity';
 import { AllowedMove, allowedMoves, INTELLIGENT_STATUSES, IntelligentStatus, TRANSITION_TRIGGERS, TransitionTrigger } from './intelligent-lifecycle';
 import { INTELLIGENT_MESSAGE_ROLES, IntelligentMessageEntity, IntelligentMessageRole } from './intelligent-message.entity';
@@ -69,8 +69,14 @@ export class CreateIntelligentEvaluationDto {
   target_id?: string | null;
 }
 
+/** Sort fields of `GET /api/intelligent-evaluations`: field → entity property; used by the query's sort and the service's toOrder. */
+export const INTELLIGENT_EVALUATION_SORT_FIELDS = { createdAt: 'e.createdAt', updatedAt: 'e.updatedAt', name: 'e.name' } as const;
+
 /** Query of `GET /api/intelligent-evaluations`. Sortable by `createdAt`, `updatedAt`, `name`. */
-export class IntelligentEvaluationQueryDto extends PageQueryDto {
+export class IntelligentEvaluationQueryDto extends PageBoundsQueryDto {
+  @SortParam(INTELLIGENT_EVALUATION_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only evaluations in this state.', enum: INTELLIGENT_STATUSES })
   @IsOptional() @IsIn(INTELLIGENT_STATUSES)
   status?: IntelligentStatus;
@@ -294,8 +300,14 @@ export class CreateIntelligentSessionDto {
   kind: IntelligentSessionKind;
 }
 
+/** Sort fields of `GET /api/intelligent-evaluations/{id}/sessions`: field → entity property; used by the query's sort and the service's toOrder. */
+export const INTELLIGENT_SESSION_SORT_FIELDS = { createdAt: 'createdAt' } as const;
+
 /** Query of `GET /api/intelligent-evaluations/{id}/sessions`. Oldest first; sortable by `createdAt`. */
-export class IntelligentSessionQueryDto extends PageQueryDto {
+export class IntelligentSessionQueryDto extends PageBoundsQueryDto {
+  @SortParam(INTELLIGENT_SESSION_SORT_FIELDS, ['createdAt,asc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only sessions in this state.', enum: INTELLIGENT_SESSION_STATUSES })
   @IsOptional() @IsIn(INTELLIGENT_SESSION_STATUSES)
   status?: IntelligentSessionStatus;
@@ -320,8 +332,14 @@ export class PostIntelligentMessageDto {
   metadata?: Record<string, unknown>;
 }
 
+/** Sort fields of `GET …/sessions/{session_id}/messages`: field → entity property; used by the query's sort and the service's toOrder. */
+export const INTELLIGENT_MESSAGE_SORT_FIELDS = { createdAt: 'createdAt' } as const;
+
 /** Query of `GET …/sessions/{session_id}/messages`. Oldest first; sortable by `createdAt`. */
-export class IntelligentMessageQueryDto extends PageQueryDto {
+export class IntelligentMessageQueryDto extends PageBoundsQueryDto {
+  @SortParam(INTELLIGENT_MESSAGE_SORT_FIELDS, ['createdAt,asc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only messages of this role.', enum: INTELLIGENT_MESSAGE_ROLES })
   @IsOptional() @IsIn(INTELLIGENT_MESSAGE_ROLES)
   role?: IntelligentMessageRole;

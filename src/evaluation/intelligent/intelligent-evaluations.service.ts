@@ -8,6 +8,7 @@ import type { EvaluationPrincipal } from '../auth/evaluation-auth';
 import { TargetsService } from '../targets/targets.service';
 import { IntelligentEvaluationEntity } from './intelligent-evaluation.entity';
 import {
+  INTELLIGENT_EVALUATION_SORT_FIELDS,
   CreateIntelligentEvaluationDto,
   IntelligentEvaluationDto,
   IntelligentEvaluationQueryDto,
@@ -107,7 +108,7 @@ export class IntelligentEvaluationsService {
 
   /** Newest first; filter by status and target; sortable by `createdAt`, `updatedAt`, `name`. Plans and reports are not loaded. */
   async list(query: IntelligentEvaluationQueryDto): Promise<Page<IntelligentEvaluationSummaryDto>> {
-    const order = toOrder(query.sort, { createdAt: 'e.createdAt', updatedAt: 'e.updatedAt', name: 'e.name' }, { 'e.createdAt': 'DESC' });
+    const order = toOrder(query.sort, INTELLIGENT_EVALUATION_SORT_FIELDS, { 'e.createdAt': 'DESC' });
     const builder = this.dataSource
       .getRepository(IntelligentEvaluationEntity)
       .createQueryBuilder('e')

@@ -6,6 +6,8 @@ import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { IntelligentEvaluationEntity } from './intelligent-evaluation.entity';
 import {
+  INTELLIGENT_MESSAGE_SORT_FIELDS,
+  INTELLIGENT_SESSION_SORT_FIELDS,
   CreateIntelligentSessionDto,
   IntelligentMessageDto,
   IntelligentMessageQueryDto,
@@ -62,7 +64,7 @@ export class IntelligentSessionsService {
    */
   async list(evaluationId: string, query: IntelligentSessionQueryDto): Promise<Page<IntelligentSessionDto>> {
     await this.assertEvaluationExists(evaluationId);
-    const order = toOrder(query.sort, { createdAt: 'createdAt' }, { createdAt: 'ASC' });
+    const order = toOrder(query.sort, INTELLIGENT_SESSION_SORT_FIELDS, { createdAt: 'ASC' });
     const [rows, total] = await this.dataSource.getRepository(IntelligentSessionEntity).findAndCount({
       where: { evaluationId, ...(query.status ? { status: query.status } : {}), ...(query.kind ? { kind: query.kind } : {}) },
       order: { ...order, id: 'ASC' },
@@ -138,7 +140,7 @@ export class IntelligentSessionsService {
    */
   async listMessages(evaluationId: string, sessionId: string, query: IntelligentMessageQueryDto): Promise<Page<IntelligentMessageDto>> {
     await this.find(evaluationId, sessionId);
-    const order = toOrder(query.sort, { createdAt: 'createdAt' }, { createdAt: 'ASC' });
+    const order = toOrder(query.sort, INTELLIGENT_MESSAGE_SORT_FIELDS, { createdAt: 'ASC' });
     const direction = Object.values(order)[0] ?? 'ASC';
     const [rows, total] = await this.dataSource.getRepository(IntelligentMessageEntity).findAndCount({
       where: { sessionId, ...(query.role ? { role: query.role } : {}) },

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import type { RunSummary } from '../rules/run-summary';
 import { RUN_STATUSES, RUN_TRIGGERS, RunEntity, RunStatus, RunTrigger } from './run.entity';
 
@@ -33,8 +33,14 @@ export class CreateRunDto {
   // campaign_id is refused with 400 by the whitelist), so no caller can attach a run to a campaign it is not part of.
 }
 
+/** Sort fields of `GET /api/runs`: field → entity property; used by the query's sort and the service's toOrder. */
+export const RUN_SORT_FIELDS = { createdAt: 'run.createdAt' } as const;
+
 /** Query of `GET /api/runs`. */
-export class RunQueryDto extends PageQueryDto {
+export class RunQueryDto extends PageBoundsQueryDto {
+  @SortParam(RUN_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only runs in this status.', enum: RUN_STATUSES })
   @IsOptional() @IsIn(RUN_STATUSES)
   status?: RunStatus;

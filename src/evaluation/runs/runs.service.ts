@@ -8,7 +8,7 @@ import { TargetEntity } from '../targets/target.entity';
 import { TargetsService } from '../targets/targets.service';
 import { RUN_EVALUATION } from './run-jobs';
 import { LIVE_RUN_STATUSES, RunEntity, RunTrigger } from './run.entity';
-import { CreateRunDto, RunDto, RunQueryDto, toRunDto } from './runs.dto';
+import { RUN_SORT_FIELDS, CreateRunDto, RunDto, RunQueryDto, toRunDto } from './runs.dto';
 
 /** Columns of a run without its case snapshot (lists stay light even for 20,000-case runs). */
 const LIST_COLUMNS = [
@@ -93,7 +93,7 @@ export class RunsService {
 
   /** Newest first; filter by status, scenario, target, campaign; sortable by `createdAt`. */
   async list(query: RunQueryDto): Promise<Page<RunDto>> {
-    const order = toOrder(query.sort, { createdAt: 'run.createdAt' }, { 'run.createdAt': 'DESC' });
+    const order = toOrder(query.sort, RUN_SORT_FIELDS, { 'run.createdAt': 'DESC' });
     const builder = this.lightQuery();
     if (query.status) builder.andWhere('run.status = :status', { status: query.status });
     if (query.scenario_id) builder.andWhere('run.scenarioId = :scenarioId', { scenarioId: query.scenario_id });

@@ -19,7 +19,7 @@ import {
   ValidatorConstraint,
   ValidatorConstraintInterface,
 } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { RULE_TYPES, RuleDefinition } from '../rules/rule.types';
 import { validateRuleDefaults, validateRuleDefinition } from '../rules/rule-evaluator';
 import type { ScenarioEntity } from './scenario.entity';
@@ -140,8 +140,14 @@ export class CreateScenarioDto {
 /** Body of `PATCH /api/scenarios/{id}`: any subset; the version goes up only when the syllabus changes. */
 export class UpdateScenarioDto extends PartialType(CreateScenarioDto) {}
 
+/** Sort fields of `GET /api/scenarios`: field → entity property; used by the query's sort and the service's toOrder. */
+export const SCENARIO_SORT_FIELDS = { createdAt: 'scenario.createdAt', name: 'scenario.name', version: 'scenario.version' } as const;
+
 /** Query of `GET /api/scenarios`. */
-export class ScenarioQueryDto extends PageQueryDto {
+export class ScenarioQueryDto extends PageBoundsQueryDto {
+  @SortParam(SCENARIO_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Name contains (case-insensitive).', maxLength: 200 })
   @IsOptional() @IsString() @MaxLength(200)
   q?: string;

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ScenarioCase, ScenarioEntity } from './scenario.entity';
-import { CreateScenarioDto, ScenarioDto, ScenarioQueryDto, ScenarioSummaryDto, UpdateScenarioDto, toScenarioDto } from './scenarios.dto';
+import { SCENARIO_SORT_FIELDS, CreateScenarioDto, ScenarioDto, ScenarioQueryDto, ScenarioSummaryDto, UpdateScenarioDto, toScenarioDto } from './scenarios.dto';
 import { nextScenarioVersion } from './syllabus';
 import { likeContains } from '../../database/like-contains';
 
@@ -39,7 +39,7 @@ export class ScenariosService {
 
   /** Newest first; `q` filters names; sortable by `createdAt`, `name`, `version`. Cases are left out. */
   async list(query: ScenarioQueryDto): Promise<Page<ScenarioSummaryDto>> {
-    const order = toOrder(query.sort, { createdAt: 'scenario.createdAt', name: 'scenario.name', version: 'scenario.version' }, { 'scenario.createdAt': 'DESC' });
+    const order = toOrder(query.sort, SCENARIO_SORT_FIELDS, { 'scenario.createdAt': 'DESC' });
     const builder = this.dataSource
       .getRepository(ScenarioEntity)
       .createQueryBuilder('scenario')

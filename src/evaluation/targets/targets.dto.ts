@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { TARGET_KINDS, TargetEntity, TargetKind } from './target.entity';
 
 /** Largest `max_concurrency` a target may set. */
@@ -137,8 +137,14 @@ export class UpdateTargetDto {
   max_concurrency?: number;
 }
 
+/** Sort fields of `GET /api/targets`: field → entity property; used by the query's sort and the service's toOrder. */
+export const TARGET_SORT_FIELDS = { createdAt: 'createdAt', name: 'name' } as const;
+
 /** Query of `GET /api/targets`. */
-export class TargetQueryDto extends PageQueryDto {
+export class TargetQueryDto extends PageBoundsQueryDto {
+  @SortParam(TARGET_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only this kind.', enum: TARGET_KINDS })
   @IsOptional() @IsIn(TARGET_KINDS)
   kind?: TargetKind;

@@ -19,7 +19,7 @@ import {
   validateOpenAiChannelConfig,
 } from './channels';
 import { TargetEntity } from './target.entity';
-import { CreateTargetDto, DigitalStaffChannelDto, HttpChannelDto, OpenAiChannelDto, TargetDto, TargetQueryDto, UpdateTargetDto, toTargetDto } from './targets.dto';
+import { TARGET_SORT_FIELDS, CreateTargetDto, DigitalStaffChannelDto, HttpChannelDto, OpenAiChannelDto, TargetDto, TargetQueryDto, UpdateTargetDto, toTargetDto } from './targets.dto';
 
 /** The settings sections a create or update body may carry. */
 type SettingsInput = { http?: HttpChannelDto; openai?: OpenAiChannelDto; digital_staff?: DigitalStaffChannelDto };
@@ -90,7 +90,7 @@ export class TargetsService {
 
   /** Newest first; sortable by `createdAt`, `name`. */
   async list(query: TargetQueryDto): Promise<Page<TargetDto>> {
-    const order = toOrder(query.sort, { createdAt: 'createdAt', name: 'name' }, { createdAt: 'DESC' });
+    const order = toOrder(query.sort, TARGET_SORT_FIELDS, { createdAt: 'DESC' });
     const [rows, total] = await this.dataSource.getRepository(TargetEntity).findAndCount({
       where: query.kind ? { kind: query.kind } : {},
       order: { ...order, id: 'ASC' },
