@@ -157,7 +157,7 @@ describe('contact ways', () => {
       const failed = await api('post', T).send({ corpName: 'Acme Unconfigured', name: 'x', workChatUserIds: ['sunqi'] }).expect(409);
       expect(failed.headers['content-type']).toMatch(/application\/problem\+json/);
       expect(failed.body).toMatchObject({ status: 409, platformOperation: 'createContactWay', platformErrorCode: 41004 });
-      expect(failed.body.detail).toContain('set `secret` on the corp');
+      expect(failed.body.detail).toContain('Set `secret` on the corp');
       expect(failed.body.detail).toContain('The corp has no platform secret configured.');
       const [{ count }] = await db().query('SELECT count(*)::int AS count FROM chat_contact_way WHERE corp_id = $1', [noSecret.id]);
       expect(count).toBe(0);

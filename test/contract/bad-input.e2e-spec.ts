@@ -90,7 +90,7 @@ describe('ordinary bad input never answers 500 (issue 22)', () => {
     await newStaffUser(testApp, bare, 'sunqi', { name: 'Sun Qi' });
     const refused = await chatApi('post', '/api/acme/v1/chat/contact/way').send({ corpName: 'Acme Bare', name: 'x', workChatUserIds: ['sunqi'] });
     expectProblem(refused, 409);
-    expect(refused.body.detail).toContain('set `secret` on the corp');
+    expect(refused.body.detail).toContain('Set `secret` on the corp');
     expect((await chatApi('get', '/api/acme/v1/chat/contact/way').expect(200)).body.totalElements).toBe(0);
   });
 

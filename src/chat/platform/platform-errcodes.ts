@@ -46,7 +46,7 @@ export const ERRCODE_RULES: ReadonlyMap<number, ErrcodeRule> = new Map<number, E
   [40013, setup('The chat platform does not know the corp id; check the corp\'s platform corp id.')],
   [41002, setup('The corp has no platform corp id configured.')],
   // The client can fix this itself (DESIGN.md: a setting the client must fix first is 409, never 5xx).
-  [41004, { status: 409, retryable: false, hint: 'The corp has no platform secret configured: set `secret` on the corp (PUT /api/{tenant}/console/workChat/corps/{id}).' }],
+  [41004, { status: 409, retryable: false, hint: 'The corp has no platform secret configured. Set `secret` on the corp (PUT /api/{tenant}/console/workChat/corps/{id}).' }],
   [40014, setup('The chat platform rejected the access token even after a refresh; check the corp\'s credentials.')],
   [42001, setup('The chat platform reported the access token expired even after a refresh; check the corp\'s credentials.')],
   [41001, setup('The chat platform received no access token; check the corp\'s credentials.')],
