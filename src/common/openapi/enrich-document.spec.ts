@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsString, IsUUID, Max, Min, ValidateNested } from 'class-validator';
-import { PageQueryDto } from '../paging/page';
+import { PageBoundsQueryDto } from '../paging/page';
 import { enrichOpenApiDocument, PROBLEM_SCHEMA_NAME, whitelistedClasses } from './enrich-document';
 import { constraintsOf, jsonSchemaPattern, RouteFacts, toOpenApiPath } from './route-facts';
 
@@ -39,8 +39,8 @@ describe('constraintsOf (class-validator → schema)', () => {
   });
 
   it('makes page and size integers with their bounds', () => {
-    expect(constraintsOf(PageQueryDto, 'page')).toEqual({ type: 'integer', minimum: 0, maximum: 1_000_000 });
-    expect(constraintsOf(PageQueryDto, 'size')).toMatchObject({ type: 'integer', minimum: 1, maximum: 200 });
+    expect(constraintsOf(PageBoundsQueryDto, 'page')).toEqual({ type: 'integer', minimum: 0, maximum: 1_000_000 });
+    expect(constraintsOf(PageBoundsQueryDto, 'size')).toMatchObject({ type: 'integer', minimum: 1, maximum: 200 });
   });
 });
 
@@ -92,7 +92,7 @@ describe('enrichOpenApiDocument', () => {
     );
   const routeFacts = [
     facts({ method: 'post', path: '/api/things', bodyClass: OuterDto, guessLimited: true }),
-    facts({ method: 'get', path: '/api/things', queryParams: { page: constraintsOf(PageQueryDto, 'page') } }),
+    facts({ method: 'get', path: '/api/things', queryParams: { page: constraintsOf(PageBoundsQueryDto, 'page') } }),
     facts({ method: 'get', path: '/api/things/{id}', pathParams: { id: { type: 'string', format: 'uuid' } } }),
   ];
 

@@ -20,18 +20,6 @@ export class PageBoundsQueryDto {
   size: number = 20;
 }
 
-/**
- * Page bounds plus a free-form `sort` (`field,asc|desc`, repeatable) whose fields the service checks. Legacy: lists
- * declare their sort with {@link SortParam} on a {@link PageBoundsQueryDto} subclass instead (issue 22, item 2).
- */
-export class PageQueryDto extends PageBoundsQueryDto {
-  @ApiPropertyOptional({ description: 'Sort order `field,asc|desc`; repeat for several keys. Allowed fields are listed per endpoint.', type: [String] })
-  @IsOptional()
-  @Transform(({ value }) => (Array.isArray(value) ? value : [value]))
-  @Matches(/^[A-Za-z]+(,(asc|desc))?$/i, { each: true, message: 'sort must look like field,asc or field,desc' })
-  sort?: string[];
-}
-
 /** A list's sort allow-list: field name as the client writes it → entity property (or `alias.property`). */
 export type SortFields = Readonly<Record<string, string>>;
 

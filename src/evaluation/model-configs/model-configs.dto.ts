@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page';
+import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import {
   MODEL_PROVIDERS,
   MODEL_PURPOSES,
@@ -66,7 +66,13 @@ export class CreateModelConfigDto {
 export class UpdateModelConfigDto extends PartialType(CreateModelConfigDto) {}
 
 /** Query of `GET /api/model-configs`. */
-export class ModelConfigQueryDto extends PageQueryDto {
+/** Sort fields of `GET /api/model-configs`: field → entity property; used by the query's sort and the service's toOrder. */
+export const MODEL_CONFIG_SORT_FIELDS = { createdAt: 'createdAt', name: 'name' } as const;
+
+export class ModelConfigQueryDto extends PageBoundsQueryDto {
+  @SortParam(MODEL_CONFIG_SORT_FIELDS, ['createdAt,desc'])
+  sort?: string[];
+
   @ApiPropertyOptional({ description: 'Only this purpose.', enum: MODEL_PURPOSES })
   @IsOptional() @IsIn(MODEL_PURPOSES)
   purpose?: ModelPurpose;

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { analysisDefaultRefusal } from './analysis-default.rule';
 import { ModelConfigEntity } from './model-config.entity';
-import { CreateModelConfigDto, ModelConfigDto, ModelConfigQueryDto, UpdateModelConfigDto, toModelConfigDto } from './model-configs.dto';
+import { CreateModelConfigDto, MODEL_CONFIG_SORT_FIELDS, ModelConfigDto, ModelConfigQueryDto, UpdateModelConfigDto, toModelConfigDto } from './model-configs.dto';
 
 /** Serialises changes of the analysis default across instances (a transaction-scoped advisory lock). */
 const ANALYSIS_DEFAULT_LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
@@ -38,7 +38,7 @@ export class ModelConfigsService {
 
   /** Newest first; sortable by `createdAt`, `name`. */
   async list(query: ModelConfigQueryDto): Promise<Page<ModelConfigDto>> {
-    const order = toOrder(query.sort, { createdAt: 'createdAt', name: 'name' }, { createdAt: 'DESC' });
+    const order = toOrder(query.sort, MODEL_CONFIG_SORT_FIELDS, { createdAt: 'DESC' });
     const [rows, total] = await this.dataSource.getRepository(ModelConfigEntity).findAndCount({
       where: query.purpose ? { purpose: query.purpose } : {},
       order: { ...order, id: 'ASC' },
