@@ -1,7 +1,7 @@
 import { applyDecorators, BadRequestException } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Matches, Max, Min, type ValidationArguments } from 'class-validator';
+import { IsIn, IsInt, IsOptional, Max, Min, type ValidationArguments } from 'class-validator';
 
 /** Largest page size any list accepts. */
 export const MAX_PAGE_SIZE = 200;
