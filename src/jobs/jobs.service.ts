@@ -74,6 +74,8 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
   private pool?: Pool;
   private boss?: PgBoss;
   private workersStarted = false;
+  /** Attempts still running, so a stop can let them end before the pool closes (see onModuleDestroy). */
+  private readonly running = new Set<Promise<unknown>>();
   /** Error messages logged recently, with when (see logQuietly). */
   private readonly recentErrors = new Map<string, number>();
 
@@ -186,7 +188,13 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
   async onModuleDestroy(): Promise<void> {
     if (!this.boss) return;
     if (this.workersStarted) this.logger.log(`Stopping job workers (waiting up to ${this.options.shutdownTimeoutMs} ms for running jobs)`);
+    const stopStarted = Date.now();
     await this.boss.stop({ graceful: true, timeout: this.options.shutdownTimeoutMs, wait: true, close: false });
+    // pg-boss has failed what outlived the timeout (it is retried), but its handler may still be running, and
+    // pg-boss polls in the background until every worker's handler returned. Give them what is left of
+    // shutdownTimeoutMs (at least a second), so nothing of this instance keeps running against a closed pool.
+    const rest = Math.max(1_000, this.options.shutdownTimeoutMs - (Date.now() - stopStarted));
+    await Promise.race([Promise.allSettled([...this.running]), new Promise((resolve) => setTimeout(resolve, rest).unref())]);
     this.workersStarted = false;
   }
 
@@ -315,7 +323,13 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     try {
       this.logger.debug(`${label} started by ${handler.site}`);
       const { [JOB_TRACE_KEY]: carrier, ...data } = (job.data ?? {}) as Record<string, unknown>;
-      await inJobSpan(job.name, carrier, { 'messaging.message.id': job.id, attempt }, () => handler.run(data));
+      const attemptRun = inJobSpan(job.name, carrier, { 'messaging.message.id': job.id, attempt }, () => handler.run(data));
+      this.running.add(attemptRun);
+      try {
+        await attemptRun;
+      } finally {
+        this.running.delete(attemptRun);
+      }
       this.metrics.attemptEnded(job, 'completed', started);
       this.logger.debug(`${label} done in ${Date.now() - started} ms`);
     } catch (error) {
