@@ -117,6 +117,8 @@ describe('atrium-eval CLI (evaluation-platform.md, Events: skill client; exit co
     created = [];
     out = '';
     err = '';
+    // Jest reuses its worker processes across files: start from a clean exit code so afterEach sees only this CLI's.
+    process.exitCode = undefined;
   });
   afterEach(() => {
     // The CLI must never leak into the test runner's own exit code.
