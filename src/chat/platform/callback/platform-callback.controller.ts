@@ -28,7 +28,7 @@ const UNAUTHORIZED = ApiUnauthorizedResponse({ description: 'The signature is wr
 
 /**
  * The chat platform's event callbacks of a corp (issue 6, "An inbound customer message (from the platform callback
- * endpoint, or the simulator)"; README, "Platform callbacks"): `GET` is the platform's URL verification, `POST`
+ * endpoint, or the simulator)"; docs/chat.md, "Platform callbacks"): `GET` is the platform's URL verification, `POST`
  * delivers an encrypted event (a customer added a staff member, a customer's message), published on
  * ChatPlatformEvents. Public: the platform signs each request with the corp's callback token instead.
  * Answers `text/plain` (the echo, or `success`); errors are problem+json.

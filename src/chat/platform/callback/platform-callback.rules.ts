@@ -163,7 +163,7 @@ const MAX_CONTENT_TYPE_CHARS = 127;
 
 /**
  * Maps the fields of a decrypted callback to a ChatPlatformEvents event (the accepted inner XML is documented in
- * README, "Platform callbacks"):
+ * docs/chat.md, "Platform callbacks"):
  * - `MsgType=event`, `Event=change_external_contact`, `ChangeType=add_external_contact` with `UserID`,
  *   `ExternalUserID` (and optional `State`) → `external_contact.added`;
  * - `MsgType` text|image|video|file|emotion|voice|link|location with `MsgId`, `FromUserName` (the customer's external

@@ -27,7 +27,7 @@ export type CallbackReceipt =
 
 /**
  * The platform's event callbacks of one corp (issue 6, "An inbound customer message (from the platform callback
- * endpoint …)"; README, "Platform callbacks"): WeCom's URL verification and encrypted event delivery, checked with
+ * endpoint …)"; docs/chat.md, "Platform callbacks"): WeCom's URL verification and encrypted event delivery, checked with
  * the corp's write-only callback token and EncodingAESKey, turned into ChatPlatformEvents events
  * (`external_contact.added`, `message.received`) for the listeners (contact sync, the inbound pipeline).
  *
