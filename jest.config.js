@@ -30,6 +30,9 @@ const ESM_ONLY_PACKAGES = [
   '@unicode',
 ];
 
+/** Suites that run once per CI run (on Node 24 only): faults, scale-out, the real browser and the fuzz stage. */
+const SLOW_STAGES = ['<rootDir>/test/faults/', '<rootDir>/test/scale/', '\\.browser\\.e2e-spec\\.ts$', '<rootDir>/test/fuzz/'];
+
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j|mj)s$': swc },
@@ -53,6 +56,9 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       // Every response of every suite is checked against the served OpenAPI document (issue 22 acceptance 3).
       setupFilesAfterEnv: ['<rootDir>/test/support/response-contract.setup.ts'],
+      // ATRIUM_FAST_SUITES=1 (CI's second pass, on the oldest supported Node): the fault, scale-out, browser and fuzz
+      // stages run once per CI run, on the newest Node, and are left out here (ISSUE-NOTES, 15: CI time).
+      testPathIgnorePatterns: process.env.ATRIUM_FAST_SUITES === '1' ? ['/node_modules/', ...SLOW_STAGES] : ['/node_modules/'],
     },
   ],
 };
