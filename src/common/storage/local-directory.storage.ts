@@ -1,12 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import { newStorageKey, resolveStorageKey } from './storage-key';
-import { BlobNotFoundError, BlobStorage, BlobTooLargeError, StoredBlob } from './storage.port';
+import { writeCappedFile } from './capped-file-write';
+import { BlobNotFoundError, BlobStorage, StoredBlob } from './storage.port';
 
 /** Folder under the root for writes in progress; keys cannot start with `.`, so it never clashes with a key. */
 const TEMP_FOLDER = '.tmp';
@@ -51,22 +50,9 @@ export class LocalDirectoryStorage implements BlobStorage {
     const key = newStorageKey(options.namespace);
     const target = resolveStorageKey(this.root, key);
     const temporary = join(this.root, TEMP_FOLDER, `${randomBytes(12).toString('hex')}.part`);
-    const hash = createHash('sha256');
-    const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    let size = 0;
+    let written: { size: number; sha256: string };
     try {
-      await pipeline(
-        source,
-        new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            size += chunk.length;
-            if (size > maxBytes) return done(new BlobTooLargeError(maxBytes));
-            hash.update(chunk);
-            done(null, chunk);
-          },
-        }),
-        createWriteStream(temporary, { flags: 'wx', mode: 0o640 }),
-      );
+      written = await writeCappedFile(source, temporary, options.maxBytes ?? Number.POSITIVE_INFINITY, 0o640);
       const handle = await open(temporary, 'r+');
       try {
         await handle.sync();
@@ -79,7 +65,7 @@ export class LocalDirectoryStorage implements BlobStorage {
       await rm(temporary, { force: true });
       throw error;
     }
-    return { key, size, sha256: hash.digest('hex') };
+    return { key, ...written };
   }
 
   async open(key: string): Promise<{ stream: Readable; size: number }> {

@@ -8,14 +8,14 @@ import {
   S3ServiceException,
   DeleteObjectCommand,
 } from '@aws-sdk/client-s3';
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import { newStorageKey, assertStorageKey } from './storage-key';
-import { BlobNotFoundError, BlobStorage, BlobTooLargeError, StoredBlob } from './storage.port';
+import { writeCappedFile } from './capped-file-write';
+import { BlobNotFoundError, BlobStorage, StoredBlob } from './storage.port';
 import type { ObjectStorageSettings } from './storage.config';
 
 /** Key prefix of evaluation (and later chat) blobs in the bucket. */
@@ -215,27 +215,14 @@ export class S3BlobStorage implements BlobStorage {
     const key = newStorageKey(options.namespace);
     await mkdir(this.tempDir, { recursive: true });
     const temporary = join(this.tempDir, `${randomBytes(12).toString('hex')}.part`);
-    const hash = createHash('sha256');
-    const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    let size = 0;
+    let written: { size: number; sha256: string };
     try {
-      await pipeline(
-        source,
-        new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            size += chunk.length;
-            if (size > maxBytes) return done(new BlobTooLargeError(maxBytes));
-            hash.update(chunk);
-            done(null, chunk);
-          },
-        }),
-        createWriteStream(temporary, { flags: 'wx', mode: 0o600 }),
-      );
-      await this.bucket.putFile(BLOB_PREFIX + key, temporary, size);
+      written = await writeCappedFile(source, temporary, options.maxBytes ?? Number.POSITIVE_INFINITY, 0o600);
+      await this.bucket.putFile(BLOB_PREFIX + key, temporary, written.size);
     } finally {
       await rm(temporary, { force: true });
     }
-    return { key, size, sha256: hash.digest('hex') };
+    return { key, ...written };
   }
 
   async open(key: string): Promise<{ stream: Readable; size: number }> {

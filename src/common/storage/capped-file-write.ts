@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { BlobTooLargeError } from './storage.port';
+
+/**
+ * Streams `source` into a new file at `path` (created exclusively, never following a link planted there), counting
+ * and hashing on the way: the one write path of both storage adapters (local, and S3's temporary copy).
+ * @param maxBytes refuse past this many bytes (`Infinity`: no cap)
+ * @param mode file mode of the new file
+ * @returns bytes written and their SHA-256 (hex)
+ * @throws BlobTooLargeError past `maxBytes` (the partial file stays; the caller removes it)
+ */
+export async function writeCappedFile(source: Readable, path: string, maxBytes: number, mode: number): Promise<{ size: number; sha256: string }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  await pipeline(
+    source,
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        if (size > maxBytes) return done(new BlobTooLargeError(maxBytes));
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    }),
+    createWriteStream(path, { flags: 'wx', mode }),
+  );
+  return { size, sha256: hash.digest('hex') };
+}
