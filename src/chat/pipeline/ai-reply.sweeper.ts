@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AiReplyStore } from './ai-reply.store';
 import { updateReturning } from '../contacts/update-returning';
+import { PeriodicSweep } from '../../jobs/periodic-sweep';
 
 /** An open reply state the sweep took over. */
 interface StaleRow {
@@ -31,8 +32,7 @@ interface StaleRow {
 @Injectable()
 export class AiReplySweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(AiReplySweeper.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly periodic = new PeriodicSweep('AI reply sweep', () => this.sweep(), this.logger);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -42,21 +42,12 @@ export class AiReplySweeper implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Sweeps once now (replies left by a previous process), then every CHAT_AI_REPLY_SWEEP_INTERVAL_MS. */
   onApplicationBootstrap(): void {
-    const tick = () => {
-      if (this.running) return;
-      this.running = this.sweep()
-        .catch((error: Error) => this.logger.error(`AI reply sweep failed: ${error.message}`, error.stack))
-        .finally(() => (this.running = undefined));
-    };
-    tick();
-    this.timer = setInterval(tick, this.config.chatPipeline.sweepIntervalMs);
-    this.timer.unref();
+    this.periodic.start(this.config.chatPipeline.sweepIntervalMs);
   }
 
   /** Stops sweeping and waits for a sweep in progress. */
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.periodic.stop();
   }
 
   /** One pass. @returns how many reply states were taken over (re-queued or failed) */

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { JobsService } from '../../jobs/jobs.service';
 import { ANALYSE_CAMPAIGN } from './analysis-jobs';
+import { PeriodicSweep } from '../../jobs/periodic-sweep';
 
 /** A stale record the sweep took over. */
 interface StaleRow {
@@ -25,8 +26,7 @@ interface StaleRow {
 @Injectable()
 export class AnalysisSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(AnalysisSweeper.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly periodic = new PeriodicSweep('Analysis sweep', () => this.sweep(), this.logger);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -36,21 +36,12 @@ export class AnalysisSweeper implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** Sweeps once now (records left by a previous process), then every EVAL_ANALYSIS_SWEEP_INTERVAL_MS. */
   onApplicationBootstrap(): void {
-    const tick = () => {
-      if (this.running) return;
-      this.running = this.sweep()
-        .catch((error: Error) => this.logger.error(`Analysis sweep failed: ${error.message}`, error.stack))
-        .finally(() => (this.running = undefined));
-    };
-    tick();
-    this.timer = setInterval(tick, this.config.evaluation.analysis.sweepIntervalMs);
-    this.timer.unref();
+    this.periodic.start(this.config.evaluation.analysis.sweepIntervalMs);
   }
 
   /** Stops sweeping and waits for a sweep in progress. */
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.periodic.stop();
   }
 
   /**

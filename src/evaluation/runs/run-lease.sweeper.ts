@@ -5,6 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { JobsService } from '../../jobs/jobs.service';
 import { RUN_EVALUATION } from './run-jobs';
 import { returnedRows, RUN_SWEEP_LOCK_SQL, TAKE_OVER_EXPIRED_RUNS_SQL } from './run-lease';
+import { PeriodicSweep } from '../../jobs/periodic-sweep';
 
 /** Most runs one pass takes over (the rest wait for the next pass). */
 const MAX_RUNS_PER_PASS = 200;
@@ -23,8 +24,7 @@ const MAX_RUNS_PER_PASS = 200;
 @Injectable()
 export class RunLeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(RunLeaseSweeper.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly periodic = new PeriodicSweep('Run sweep', () => this.sweep(), this.logger);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -34,21 +34,12 @@ export class RunLeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** Sweeps once now (runs left by a killed process), then every EVAL_RUN_SWEEP_INTERVAL_MS. */
   onApplicationBootstrap(): void {
-    const tick = () => {
-      if (this.running) return;
-      this.running = this.sweep()
-        .catch((error: Error) => this.logger.error(`Run sweep failed: ${error.message}`, error.stack))
-        .finally(() => (this.running = undefined));
-    };
-    tick();
-    this.timer = setInterval(tick, this.config.evalRuns.sweepIntervalMs);
-    this.timer.unref();
+    this.periodic.start(this.config.evalRuns.sweepIntervalMs);
   }
 
   /** Stops sweeping and waits for a sweep in progress. */
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.periodic.stop();
   }
 
   /**
