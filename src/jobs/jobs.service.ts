@@ -76,6 +76,8 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
   private workersStarted = false;
   /** Attempts still running, so a stop can let them end before the pool closes (see onModuleDestroy). */
   private readonly running = new Set<Promise<unknown>>();
+  /** pg-boss statements in flight (a worker's fetch may return a job after the stop began; see onModuleDestroy). */
+  private readonly statements = new Set<Promise<unknown>>();
   /** Error messages logged recently, with when (see logQuietly). */
   private readonly recentErrors = new Map<string, number>();
 
@@ -110,7 +112,7 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
         // pg-boss completes or fails an attempt without awaiting it: those statements must never reject (an unhandled
         // rejection ended the process when the database went away) and are retried while it is unreachable. Once
         // the pool is closed, nothing is sent, like pg-boss's own pool.
-        executeSql: settlingSql((text, values) => pool.query(text, values), {
+        executeSql: settlingSql((text, values) => this.tracked(pool.query(text, values)), {
           isSettle: (text) => settles.has(text),
           retryMs: this.options.settleRetryMs,
           closed: () => pool.ending,
@@ -193,9 +195,25 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     // pg-boss has failed what outlived the timeout (it is retried), but its handler may still be running, and
     // pg-boss polls in the background until every worker's handler returned. Give them what is left of
     // shutdownTimeoutMs (at least a second), so nothing of this instance keeps running against a closed pool.
-    const rest = Math.max(1_000, this.options.shutdownTimeoutMs - (Date.now() - stopStarted));
-    await Promise.race([Promise.allSettled([...this.running]), new Promise((resolve) => setTimeout(resolve, rest).unref())]);
+    // A fetch in flight when the stop began can still hand a job to its worker: wait for statements too.
+    const deadline = stopStarted + Math.max(this.options.shutdownTimeoutMs, 1_000 + (Date.now() - stopStarted));
+    while (this.running.size + this.statements.size > 0 && Date.now() < deadline) {
+      await Promise.race([
+        Promise.allSettled([...this.running, ...this.statements]),
+        new Promise((resolve) => setTimeout(resolve, deadline - Date.now()).unref()),
+      ]);
+      // Let a returned fetch reach its handler (runJob adds it to `running`) before looking again.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     this.workersStarted = false;
+  }
+
+  /** Remembers `statement` while it runs (see `statements`). */
+  private tracked<T>(statement: Promise<T>): Promise<T> {
+    this.statements.add(statement);
+    const forget = () => this.statements.delete(statement);
+    statement.then(forget, forget);
+    return statement;
   }
 
   /**
