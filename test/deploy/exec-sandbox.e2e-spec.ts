@@ -26,6 +26,9 @@ function execAs(testApp: TestApp, agent: TestAgent, body: object) {
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
+/** EXEC_MEMORY_BYTES of the sandboxed app: room for `node` itself to start on Node 20 and 24, 2 GiB. */
+const SANDBOX_MEMORY_BYTES = 2 * 1024 * 1024 * 1024;
+
 describeSandbox(`exec in the OS sandbox: what a command can't do (issue 12 acceptance 1)${skipNote}`, () => {
   const envCanary = `env-canary-${unique()}`;
   const fileCanary = `file-canary-${unique()}`;
@@ -50,7 +53,9 @@ describeSandbox(`exec in the OS sandbox: what a command can't do (issue 12 accep
     });
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     listenerPort = (listener.address() as { port: number }).port;
-    testApp = await startTestApp({ EXEC_MAX_PROCESSES: '64', EXEC_MAX_FILE_BYTES: String(1024 * 1024), EXEC_MEMORY_BYTES: String(1024 * 1024 * 1024) });
+    // EXEC_MEMORY_BYTES caps each process's address space (RLIMIT_AS), not what it uses: Node 24 reserves ~1.25 GiB of
+    // address space before running any code (Node 20: ~0.7 GiB) and can't start under 1 GiB, so the cap here is 2 GiB.
+    testApp = await startTestApp({ EXEC_MAX_PROCESSES: '64', EXEC_MAX_FILE_BYTES: String(1024 * 1024), EXEC_MEMORY_BYTES: String(SANDBOX_MEMORY_BYTES) });
     writeFileSync(join(testApp.dataDir, 'canary-secret.txt'), fileCanary);
     agent = await newAgent(testApp.baseUrl);
     neighbour = await newAgent(testApp.baseUrl);
@@ -131,6 +136,8 @@ describeSandbox(`exec in the OS sandbox: what a command can't do (issue 12 accep
     const script = `const net=require('net');const ports=[5432,${appPort},${listenerPort}];let left=ports.length;const out={};for(const p of ports){const s=net.connect(p,'127.0.0.1');s.setTimeout(3000);s.on('connect',()=>{out[p]='connected';s.destroy();if(!--left)console.log(JSON.stringify(out))});s.on('error',e=>{out[p]=e.code;if(!--left)console.log(JSON.stringify(out))});s.on('timeout',()=>{out[p]='timeout';s.destroy();if(!--left)console.log(JSON.stringify(out))})}`;
     const response = await exec({ command: `node -e "${script}"; cat /proc/net/dev | tail -n +3 | cut -d: -f1` }).expect(200);
     const [results, ...interfaces] = response.body.stdout.trim().split('\n');
+    // node itself ran inside and printed its JSON line (on failure, its stderr shows in the diff).
+    expect({ results, stderr: response.body.stderr }).toEqual({ results: expect.stringMatching(/^\{.*\}$/), stderr: expect.any(String) });
     const outcome = JSON.parse(results);
     expect(Object.values(outcome)).toHaveLength(3);
     for (const result of Object.values(outcome)) expect(result).not.toBe('connected');
@@ -213,8 +220,11 @@ describeSandbox(`exec in the OS sandbox: what a command can't do (issue 12 accep
     expect(processes.body.stdout + processes.body.stderr).toMatch(/fork|resource temporarily unavailable/i);
     const file = await exec({ command: 'head -c 2000000 /dev/zero > big.bin; echo "rc=$?"; stat -c %s big.bin' }).expect(200);
     expect(file.body.stdout).toMatch(/^rc=[1-9]\d*\n1048576\n$/);
-    const memory = await exec({ command: `node -e "Buffer.alloc(1.5e9, 1); console.log('allocated')"` }).expect(200);
-    expect(memory.body.stdout).not.toContain('allocated');
+    // Node starts (the control: under too small a cap it can't, and the check would pass for the wrong reason), then
+    // an allocation past the cap fails (3e9 bytes: past 2 GiB, under Node 20's 4 GiB Buffer maximum).
+    const memory = await exec({ command: `node -e "console.log('started'); Buffer.alloc(3e9, 1); console.log('allocated')"` }).expect(200);
+    expect(memory.body.stdout).toBe('started\n');
+    expect(memory.body.stderr).toMatch(/allocation failed|Failed to allocate memory/);
     expect(memory.body.exitCode).not.toBe(0);
   });
 
