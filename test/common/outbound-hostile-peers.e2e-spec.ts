@@ -27,6 +27,15 @@ const TARGET_CAP = 10 * MIB;
 const MODEL_CAP = 10 * MIB;
 const WEBHOOK_CAP = 64 * 1024;
 
+/**
+ * The V8 flags `npm start` (and the Docker image) run the app with (`--max-old-space-size`, `--max-semi-space-size`),
+ * read from package.json so the RSS bound is about the app as it runs in production. Without them V8 sizes the heap
+ * from the machine's memory, and that differs per Node version: on Node 24 (V8 13) each semi-space grows to 64 MiB
+ * (Node 20: 16 MiB), so the idle app alone measured 372–391 MB on Node 24 against 255–269 MB on Node 20 (new space
+ * 128 MiB against 32 MiB); with the flags, 261–273 MB and 239–242 MB (peaks here: ~317 MB and ~275 MB).
+ */
+const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string).split(/\s+/).filter((word) => word.startsWith('--'));
+
 /** A peer answering `bytes` of JSON-looking text in 64 KiB chunks (backpressure respected); records bytes sent. */
 function streamHuge(response: ServerResponse, bytes: number, sent: { bytes: number }): void {
   const chunk = Buffer.alloc(64 * 1024, 0x61);
@@ -154,7 +163,7 @@ describe('hostile peers: replies over the cap and slow drips (issue 19, acceptan
     dataDir = mkdtempSync(join(tmpdir(), 'atrium-outbound-'));
 
     const port = await freePort();
-    const child = spawn(process.execPath, ['-r', './test/chat/support/swc-register.cjs', 'src/main.ts'], {
+    const child = spawn(process.execPath, [...START_FLAGS, '-r', './test/chat/support/swc-register.cjs', 'src/main.ts'], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',
@@ -207,6 +216,8 @@ describe('hostile peers: replies over the cap and slow drips (issue 19, acceptan
         { name: 'huge', kind: 'http', http: { url: `${peerUrl}/target/huge`, body_template: { message: '{{message}}' }, reply_path: '$.reply', timeout_ms: 60_000 } },
       ),
     );
+    expect(START_FLAGS).toEqual(expect.arrayContaining([expect.stringMatching(/^--max-semi-space-size=\d+$/), expect.stringMatching(/^--max-old-space-size=\d+$/)]));
+    process.stdout.write(`[outbound e2e] ${process.version} ${START_FLAGS.join(' ')}\n`);
     process.stdout.write(`[outbound e2e] 200 MB target x2: idle RSS ${(idleRssBytes / MIB).toFixed(1)} MB, max RSS ${(maxRssBytes / MIB).toFixed(1)} MB, max /api/health ${maxHealthMs.toFixed(1)} ms over ${healthChecks} checks, peer sent ${(sent.target.bytes / MIB).toFixed(1)} MB\n`);
     expect(run).toMatchObject({ status: 'completed', summary: expect.objectContaining({ total_cases: 2, errored_cases: 2 }) });
     const rows = await sql<{ status: string; error: string; stored: number }>(
