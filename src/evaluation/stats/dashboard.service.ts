@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { DASHBOARD_COUNTERS_SQL, DASHBOARD_PASS_RATE_TREND_SQL, DASHBOARD_SLOWEST_TARGETS_SQL } from './dashboard.queries';
 
 /** Dashboard statistics (evaluation-platform.md, Endpoints: GET /api/stats/dashboard). */
 export interface DashboardStats {
@@ -14,34 +15,32 @@ export interface DashboardStats {
   window_days: number;
 }
 
-/** Computes the dashboard with SQL aggregates only (no rows are loaded into memory). */
+/**
+ * Computes the dashboard from rollups kept up to date as runs change and from index ranges (issue 23 item 4; the SQL
+ * and its cost bound are in dashboard.queries.ts): no request scans the runs, and no rows are loaded into memory
+ * beyond the figures themselves.
+ */
 @Injectable()
 export class DashboardService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** @param days window of the trend and slowest-target figures, in days */
+  /**
+   * @param days window of the trend and slowest-target figures, in days (ending now)
+   * @param slowestLimit how many targets `slowest_targets` lists at most
+   */
   async stats(days: number, slowestLimit = 5): Promise<DashboardStats> {
     const since = new Date(Date.now() - days * 86_400_000);
-    const [[counts], byStatus, trend, slowest] = await Promise.all([
-      this.dataSource.query(`SELECT (SELECT count(*) FROM eval_scenario)::int AS scenarios, (SELECT count(*) FROM eval_target)::int AS targets`),
-      this.dataSource.query(`SELECT status, count(*)::int AS count FROM eval_run GROUP BY status`),
-      this.dataSource.query(
-        `SELECT to_char(date_trunc('day', finished_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, count(*)::int AS runs,
-                round(avg((summary->>'pass_rate')::numeric), 4)::float AS mean_pass_rate
-           FROM eval_run WHERE status = 'completed' AND finished_at >= $1 GROUP BY 1 ORDER BY 1`,
-        [since],
-      ),
-      this.dataSource.query(
-        `SELECT target_id, max(target_name) AS target_name, count(*)::int AS runs, round(avg((summary->>'latency_p95_ms')::numeric))::int AS mean_latency_p95_ms
-           FROM eval_run WHERE status = 'completed' AND finished_at >= $1 AND target_id IS NOT NULL AND summary->>'latency_p95_ms' IS NOT NULL
-          GROUP BY target_id ORDER BY mean_latency_p95_ms DESC LIMIT $2`,
-        [since, slowestLimit],
-      ),
+    const [counters, trend, slowest] = await Promise.all([
+      this.dataSource.query(DASHBOARD_COUNTERS_SQL) as Promise<{ name: string; value: number }[]>,
+      this.dataSource.query(DASHBOARD_PASS_RATE_TREND_SQL, [since]),
+      this.dataSource.query(DASHBOARD_SLOWEST_TARGETS_SQL, [since, slowestLimit]),
     ]);
+    const count = (name: string) => counters.find((row) => row.name === name)?.value ?? 0;
+    const runsByStatus = counters.filter((row) => row.name.startsWith('run:')).map((row) => [row.name.slice('run:'.length), row.value]);
     return {
-      scenarios: counts.scenarios,
-      targets: counts.targets,
-      runs_by_status: Object.fromEntries((byStatus as { status: string; count: number }[]).map((row) => [row.status, row.count])),
+      scenarios: count('scenarios'),
+      targets: count('targets'),
+      runs_by_status: Object.fromEntries(runsByStatus),
       pass_rate_trend: trend,
       slowest_targets: slowest,
       window_days: days,
