@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build stage: install everything, compile TypeScript.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-fund --no-audit
@@ -10,7 +10,7 @@ COPY migrations ./migrations
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies and the compiled app, run as the non-root `node` user.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production DATA_DIR=/var/lib/atrium PORT=3000
 # bubblewrap confines every POST /api/exec command (issue 12; prlimit and setpriv come with util-linux). As the non-root
 # `node` user it needs unprivileged user namespaces, which Docker's default seccomp/AppArmor profiles and /proc masking
