@@ -3,6 +3,7 @@ import { chatOutboundConfig } from './chat/chat-outbound.config';
 import { aiReplyStorageConfig } from './chat/ai-reply/ai-reply-storage.config';
 import { guessLimitsConfig } from './common/auth/guess-limits.config';
 import { secretKeyConfig } from './common/crypto/secret-key.config';
+import { pagingConfig } from './common/paging/paging.config';
 import { bodyLimitsConfig } from './common/http/body-limits.config';
 import { metricsConfig } from './common/metrics/metrics.config';
 import { healthConfig } from './common/health/health.config';
@@ -33,6 +34,7 @@ export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   storageConfig,
   clusterConfig,
   secretKeyConfig,
+  pagingConfig,
   guessLimitsConfig,
   bodyLimitsConfig,
   metricsConfig,

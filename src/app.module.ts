@@ -18,6 +18,7 @@ import { DeployModule } from './deploy/deploy.module';
 import { EvaluationModule } from './evaluation/evaluation.module';
 import { JobsModule } from './jobs/jobs.module';
 import { jobsOptionsOf } from './jobs/jobs.options';
+import { PagingModule } from './common/paging/paging.module';
 
 /** The Atrium application: shared kernel plus the wings (DESIGN.md, Shape). */
 @Module({})
@@ -29,7 +30,7 @@ export class AppModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), ClusterEventsModule, OutboundModule, DigitalStaffTargetPortModule, MetricsModule, HealthProbesModule, JobsModule.forRoot(databaseUrl, jobsOptionsOf(config)), DeployModule, EvaluationModule, ChatModule],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), ClusterEventsModule, OutboundModule, DigitalStaffTargetPortModule, MetricsModule, HealthProbesModule, PagingModule, JobsModule.forRoot(databaseUrl, jobsOptionsOf(config)), DeployModule, EvaluationModule, ChatModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

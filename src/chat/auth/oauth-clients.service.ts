@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
 import { randomHexId, randomSecret, sha256Hex } from '../../common/crypto/secrets';
@@ -7,6 +7,7 @@ import { TenantEntity } from '../tenants/tenant.entity';
 import { PLATFORM_ADMIN_SCOPE, TENANT_CLIENT_SCOPES } from './chat-scopes';
 import { OAuthClientEntity } from './oauth-client.entity';
 import { OAUTH_CLIENT_SORT_FIELDS, CreatedOAuthClientDto, CreateOAuthClientRequest, OAuthClientDto, OAuthClientPageQuery, toOAuthClientDto } from './oauth-clients.dto';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Client metadata in oidc-provider's (RFC 7591) form, with the tenant as the extra `tenant_id` member. */
 export interface OidcClientMetadata {
@@ -27,7 +28,10 @@ export interface OidcClientMetadata {
  */
 @Injectable()
 export class OAuthClientsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Optional() private readonly pager: ListPager = ListPager.withDefaults(),
+  ) {}
 
   /**
    * Creates a client and returns its secret, the only time it is visible.
@@ -63,13 +67,11 @@ export class OAuthClientsService {
   /** Active clients (and revoked ones with includeRevoked), newest first; filter by tenant. */
   async list(query: OAuthClientPageQuery): Promise<Page<OAuthClientDto>> {
     const order = toOrder(query.sort, OAUTH_CLIENT_SORT_FIELDS, { createdAt: 'DESC' });
-    const [rows, total] = await this.dataSource.getRepository(OAuthClientEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(OAuthClientEntity), {
       where: { ...(query.tenantId ? { tenantId: query.tenantId } : {}), ...(query.includeRevoked ? {} : { revokedAt: IsNull() }) },
-      order: { ...order, clientId: order.clientId ?? 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toOAuthClientDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toOAuthClientDto), slice, query);
   }
 
   /**

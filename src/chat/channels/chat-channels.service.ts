@@ -13,6 +13,7 @@ import { ChatChannelEntity } from './chat-channel.entity';
 import { CHAT_CHANNEL_SORT_FIELDS, ChatChannelDto, ChatChannelPageQuery, ChatChannelRequest, toChatChannelDto } from './chat-channel.dto';
 import { normalizeChannelSettings } from './channel.rules';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /**
  * Inbound channels of a tenant (chat-management-api.md, Console endpoints: `PUT {C}/chat/channel/{id}`, plus the
@@ -24,6 +25,7 @@ import { likeContains } from '../../database/like-contains';
 @Injectable()
 export class ChatChannelsService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -54,10 +56,9 @@ export class ChatChannelsService {
     if (query.name) builder.andWhere("c.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
     if (query.enabled !== undefined) builder.andWhere('c.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`c.${property}`, direction);
-    builder.addOrderBy('c.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
+    const { rows, ...slice } = await this.pager.page(builder, query);
     const groups = await this.chatGroupsOf(this.dataSource.manager, tenantId, rows.map((row) => row.id));
-    return toPage(rows.map((row) => toChatChannelDto(row, groups.get(row.id)?.id ?? null)), total, query);
+    return toPage(rows.map((row) => toChatChannelDto(row, groups.get(row.id)?.id ?? null)), slice, query);
   }
 
   /** @throws NotFoundException (404) no such channel in the tenant */

@@ -12,6 +12,7 @@ import { ChatGroupEntity } from './chat-group.entity';
 import { CHAT_GROUP_SORT_FIELDS, ChatGroupDto, ChatGroupPageQuery, ChatGroupSaveRequest, toChatGroupDto } from './chat-group.dto';
 import { checkChatGroupTeam } from './chat-group.rules';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /**
  * Chat groups of a tenant (chat-management-api.md, "Paths without the tenant segment": `GET/PUT
@@ -23,6 +24,7 @@ import { likeContains } from '../../database/like-contains';
 @Injectable()
 export class ChatGroupsService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -54,9 +56,8 @@ export class ChatGroupsService {
     if (query.channelId) builder.andWhere('g.channel_ids @> :channel::jsonb', { channel: JSON.stringify([query.channelId]) });
     if (query.memberUserId) builder.andWhere('g.member_user_ids @> :member::jsonb', { member: JSON.stringify([query.memberUserId]) });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`g.${property}`, direction);
-    builder.addOrderBy('g.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return toPage(rows.map(toChatGroupDto), total, query);
+    const { rows, ...slice } = await this.pager.page(builder, query);
+    return toPage(rows.map(toChatGroupDto), slice, query);
   }
 
   /** @throws NotFoundException (404) no such chat group in the tenant */

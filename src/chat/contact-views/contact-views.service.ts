@@ -7,6 +7,7 @@ import { lockTenantResource, uniqueViolation } from '../common/db-support';
 import { ContactViewEntity } from './contact-view.entity';
 import { checkContactViewFilter, checkContactViewSort, compileContactView, CompiledContactView, ContactViewFilter, ContactViewSort } from './contact-view-filter.rules';
 import { CONTACT_VIEW_LIST_SORT_FIELDS, ContactViewPageQuery, toUserChatContactViewDto, UserChatContactViewDto, UserChatContactViewRequest } from './contact-views.dto';
+import { ListPager } from '../../common/paging/list-pager';
 
 /**
  * Saved contact-list filters of the operators (chat-management-api.md, Console endpoints: `GET/PUT/DELETE
@@ -19,6 +20,7 @@ import { CONTACT_VIEW_LIST_SORT_FIELDS, ContactViewPageQuery, toUserChatContactV
 @Injectable()
 export class ContactViewsService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -53,9 +55,8 @@ export class ContactViewsService {
     else if (scope === 'shared') builder.andWhere('view.shared = true');
     else builder.andWhere('(view.owner_subject = :owner OR view.shared = true)', { owner });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`view.${property}`, direction);
-    builder.addOrderBy('view.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return toPage(rows.map((row) => toUserChatContactViewDto(row, owner)), total, query);
+    const { rows, ...slice } = await this.pager.page(builder, query);
+    return toPage(rows.map((row) => toUserChatContactViewDto(row, owner)), slice, query);
   }
 
   /** @throws NotFoundException (404) no such view visible to the caller */

@@ -339,9 +339,9 @@ export class ContactWaysService {
     }
     applyFilters(builder, filter);
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`way.${property}`, direction);
-    if (!order.id) builder.addOrderBy('way.id', order.createdAt ?? 'DESC');
-    const { rows, total } = await this.pager.page(builder, ContactWayEntity, filter);
-    return toPage(await this.views(tenantId, rows), total, filter);
+    // Ties: the pager adds the id in the first key's direction (one index per sort serves both directions).
+    const { rows, ...slice } = await this.pager.page(builder, filter);
+    return toPage(await this.views(tenantId, rows), slice, filter);
   }
 
   /** The ways with their corp names, staff users and digital staff names, for the DTO mappers. */

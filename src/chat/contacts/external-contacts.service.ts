@@ -102,10 +102,12 @@ export class ExternalContactsService {
       );
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`contact.${property}`, direction, direction === 'DESC' ? 'NULLS LAST' : 'NULLS FIRST');
-    builder.addOrderBy('contact.id', 'ASC');
-    const { rows, total } = await this.pager.page(builder, ExternalContactEntity, query);
+    // Ties: id ascending under the default (descending) order, descending under an ascending one, so one index per
+    // sort serves both directions (migration 1795600200000).
+    builder.addOrderBy('contact.id', Object.values(order)[0] === 'ASC' ? 'DESC' : 'ASC');
+    const { rows, ...slice } = await this.pager.page(builder, query);
     const names = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
-    return toPage(rows.map((row) => toChatContactsExternalDto(row, names.get(row.corpId) ?? '')), total, query);
+    return toPage(rows.map((row) => toChatContactsExternalDto(row, names.get(row.corpId) ?? '')), slice, query);
   }
 
   /**
@@ -180,9 +182,11 @@ export class ExternalContactsService {
     if (range.start) builder.andWhere('contact.state_at >= :start', { start: range.start });
     if (range.end) builder.andWhere('contact.state_at <= :end', { end: range.end });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`contact.${property}`, direction, direction === 'DESC' ? 'NULLS LAST' : 'NULLS FIRST');
-    builder.addOrderBy('contact.id', 'ASC');
-    const { rows, total } = await this.pager.page(builder, ExternalContactEntity, query);
-    return toPage(rows.map((row) => toExternalContactDtoV1(row, corp.corpName)), total, query);
+    // Ties: id ascending under the default (descending) order, descending under an ascending one, so one index per
+    // sort serves both directions (migration 1795600200000).
+    builder.addOrderBy('contact.id', Object.values(order)[0] === 'ASC' ? 'DESC' : 'ASC');
+    const { rows, ...slice } = await this.pager.page(builder, query);
+    return toPage(rows.map((row) => toExternalContactDtoV1(row, corp.corpName)), slice, query);
   }
 
   /**

@@ -19,6 +19,7 @@ import { lockConversationGroups } from './group-locks';
 import { plural, quotedList } from './id-lists';
 import { ConversationTriggerEntity } from './trigger.entity';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Everything the reply pipeline needs of a conversation group (see {@link ConversationGroupsService.configuration}). */
 export interface ConversationGroupConfiguration {
@@ -39,7 +40,10 @@ export interface ConversationGroupConfiguration {
  */
 @Injectable()
 export class ConversationGroupsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pager: ListPager,
+  ) {}
 
   /** @throws ConflictException (409) the tenant already has a group with this name */
   async create(tenantId: string, input: UserConversationGroupPayload): Promise<UserConversationGroupDTO> {
@@ -59,9 +63,8 @@ export class ConversationGroupsService {
     if (query.name) builder.andWhere("g.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
     if (query.enabled !== undefined) builder.andWhere('g.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`g.${property}`, direction);
-    builder.addOrderBy('g.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return toPage(await this.toDtos(tenantId, rows), total, query);
+    const { rows, ...slice } = await this.pager.page(builder, query);
+    return toPage(await this.toDtos(tenantId, rows), slice, query);
   }
 
   /** @throws NotFoundException (404) no such group in the tenant */

@@ -17,6 +17,7 @@ import { normalizeEventCondition } from './event-definition.rules';
 import { lockConversationGroups } from './group-locks';
 import { fieldProblems, plural, quotedList } from './id-lists';
 import { ConversationTriggerEntity } from './trigger.entity';
+import { ListPager } from '../../common/paging/list-pager';
 
 /**
  * Event definitions of a conversation group (chat-management-api.md, Console endpoints: `GET/PUT/DELETE
@@ -26,6 +27,7 @@ import { ConversationTriggerEntity } from './trigger.entity';
 @Injectable()
 export class EventDefinitionsService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -59,14 +61,12 @@ export class EventDefinitionsService {
   async list(tenantId: string, groupId: string, query: ConversationGroupEventDefinitionPageQuery): Promise<Page<ConversationGroupEventDefinitionDto>> {
     const order = toOrder(query.sort, EVENT_DEFINITION_SORT_FIELDS, { name: 'ASC' });
     await this.requireGroup(this.dataSource.manager, tenantId, groupId);
-    const [rows, total] = await this.dataSource.getRepository(ConversationEventDefinitionEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(ConversationEventDefinitionEntity), {
       where: { tenantId, conversationGroupId: groupId, ...(query.eventType ? { eventType: query.eventType } : {}) },
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
+      order,
+    }, query);
     const usage = await this.usage(this.dataSource.manager, tenantId, groupId);
-    return toPage(rows.map((row) => toConversationGroupEventDefinitionDto(row, usage.get(row.id)?.length ?? 0)), total, query);
+    return toPage(rows.map((row) => toConversationGroupEventDefinitionDto(row, usage.get(row.id)?.length ?? 0)), slice, query);
   }
 
   /** @throws NotFoundException (404) no such event definition in the group */

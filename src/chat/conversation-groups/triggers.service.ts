@@ -11,6 +11,7 @@ import { FieldProblem, fieldProblems, missingIds, sortedUnique } from './id-list
 import { ConversationGroupTriggerDto, ConversationGroupTriggerPageQuery, ConversationGroupTriggerPayload, toConversationGroupTriggerDto, TRIGGER_SORT_FIELDS } from './trigger.dto';
 import { ConversationTriggerEntity } from './trigger.entity';
 import { normalizeTriggerAction } from './trigger.rules';
+import { ListPager } from '../../common/paging/list-pager';
 
 /**
  * Triggers of a conversation group (chat-management-api.md, Console endpoints: `GET/PUT/DELETE
@@ -21,6 +22,7 @@ import { normalizeTriggerAction } from './trigger.rules';
 @Injectable()
 export class TriggersService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -51,18 +53,16 @@ export class TriggersService {
   async list(tenantId: string, groupId: string, query: ConversationGroupTriggerPageQuery): Promise<Page<ConversationGroupTriggerDto>> {
     const order = toOrder(query.sort, TRIGGER_SORT_FIELDS, { priority: 'ASC', name: 'ASC' });
     if (!(await this.dataSource.getRepository(ConversationGroupEntity).existsBy({ tenantId, id: groupId }))) throw groupNotFound(groupId);
-    const [rows, total] = await this.dataSource.getRepository(ConversationTriggerEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(ConversationTriggerEntity), {
       where: {
         tenantId,
         conversationGroupId: groupId,
         ...(query.action ? { action: query.action } : {}),
         ...(query.enabled !== undefined ? { enabled: query.enabled } : {}),
       },
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toConversationGroupTriggerDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toConversationGroupTriggerDto), slice, query);
   }
 
   /** @throws NotFoundException (404) no such trigger in the group */

@@ -19,6 +19,7 @@ import {
   UserConversationPageQuery,
 } from './user-conversation.dto';
 import { UserConversationEntity } from './user-conversation.entity';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** How often a transition re-reads and retries when the row changed between its UPDATE and the re-read. */
 const TRANSITION_ATTEMPTS = 3;
@@ -34,7 +35,10 @@ const TRANSITION_ATTEMPTS = 3;
  */
 @Injectable()
 export class UserConversationsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pager: ListPager,
+  ) {}
 
   /**
    * Opens a conversation for a contact, `pending` (or `active` with `activate: true`). The group is held `FOR SHARE`
@@ -105,13 +109,11 @@ export class UserConversationsService {
     if (query.contactId) where.contactId = query.contactId;
     if (query.conversationGroupId) where.conversationGroupId = query.conversationGroupId;
     if (query.digitalStaffId) where.digitalStaffId = query.digitalStaffId;
-    const [rows, total] = await this.dataSource.getRepository(UserConversationEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(UserConversationEntity), {
       where,
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toUserConversationDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toUserConversationDto), slice, query);
   }
 
   /** @throws NotFoundException (404) no such conversation in the tenant */

@@ -14,6 +14,7 @@ import {
 } from './work-chat-corps.dto';
 import { uniqueViolation } from '../common/db-support';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Which unique index a duplicate hit, and what to tell the caller. */
 const DUPLICATE_MESSAGES: Record<string, (row: Pick<WorkChatCorpEntity, 'corpName' | 'workChatCorpId'>) => string> = {
@@ -28,6 +29,7 @@ const DUPLICATE_MESSAGES: Record<string, (row: Pick<WorkChatCorpEntity, 'corpNam
 @Injectable()
 export class WorkChatCorpsService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly corpDirectory: ChatCorpDirectory,
   ) {}
@@ -62,9 +64,8 @@ export class WorkChatCorpsService {
       builder.andWhere("corp.corp_name ILIKE :pattern ESCAPE '\\'", { pattern: likeContains(query.likeCorpName) });
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`corp.${property}`, direction);
-    builder.addOrderBy('corp.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return toPage(rows.map(toWorkChatCorpRelateDto), total, query);
+    const { rows, ...slice } = await this.pager.page(builder, query);
+    return toPage(rows.map(toWorkChatCorpRelateDto), slice, query);
   }
 
   /** @throws NotFoundException (404) no such corp in the tenant */

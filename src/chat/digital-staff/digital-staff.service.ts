@@ -13,6 +13,7 @@ import { ChatDigitalStaffServiceTimeDto, CreateServiceTimeRequest, toChatDigital
 import { DigitalStaffServiceTimeEntity } from './service-time.entity';
 import { isInServiceTime, localDayAndMinute, ServiceTimeWindow, validateServiceTime } from './service-time.rules';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Whether a digital staff is in service at an instant, and why (for diagnosis and the reply path). */
 export interface ServiceTimeStatus {
@@ -41,6 +42,7 @@ const DAY_NAMES = ['', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', '
 @Injectable()
 export class DigitalStaffService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -70,9 +72,8 @@ export class DigitalStaffService {
     if (query.name) builder.andWhere("s.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
     if (query.enabled !== undefined) builder.andWhere('s.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`s.${property}`, direction);
-    builder.addOrderBy('s.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return toPage(await this.toDtos(tenantId, rows), total, query);
+    const { rows, ...slice } = await this.pager.page(builder, query);
+    return toPage(await this.toDtos(tenantId, rows), slice, query);
   }
 
   /** @throws NotFoundException (404) no such digital staff in the tenant */

@@ -24,6 +24,7 @@ import { EntRobotGroupEntity } from './ent-robot-group.entity';
 import { EntRobotMessageLogEntity } from './ent-robot-message-log.entity';
 import { checkRobotMessage, maskWebhookKey } from './ent-robot.rules';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /**
  * Enterprise robot chat groups and sending through them (chat-management-api.md, `POST {T}/v1/entrobot/group`,
@@ -34,6 +35,7 @@ import { likeContains } from '../../database/like-contains';
 @Injectable()
 export class EntRobotService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CHAT_PLATFORM) private readonly platform: ChatPlatform,
@@ -61,9 +63,8 @@ export class EntRobotService {
     if (query.name) builder.andWhere("g.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
     if (query.enabled !== undefined) builder.andWhere('g.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`g.${property}`, direction);
-    builder.addOrderBy('g.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return toPage(rows.map(toEntRobotChatGroupDto), total, query);
+    const { rows, ...slice } = await this.pager.page(builder, query);
+    return toPage(rows.map(toEntRobotChatGroupDto), slice, query);
   }
 
   /** @throws NotFoundException (404) no such group in the tenant */
@@ -100,13 +101,11 @@ export class EntRobotService {
   async messages(tenantId: string, id: string, query: EntRobotMessageLogPageQuery): Promise<Page<EntRobotChatMessageLogDto>> {
     await this.find(this.dataSource.manager, tenantId, id);
     const order = toOrder(query.sort, ENT_ROBOT_MESSAGE_SORT_FIELDS, { createdAt: 'DESC' });
-    const [rows, total] = await this.dataSource.getRepository(EntRobotMessageLogEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(EntRobotMessageLogEntity), {
       where: { tenantId, groupId: id },
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toEntRobotChatMessageLogDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toEntRobotChatMessageLogDto), slice, query);
   }
 
   /**

@@ -14,6 +14,7 @@ import { diffGroupMembers } from './group-members.rules';
 import { GroupRoomEntity } from './group-room.entity';
 import { DedupQuery, DedupResultDto, GROUP_ROOM_SORT_FIELDS, GroupRoomDetailDto, GroupRoomDto, GroupRoomPageQuery, toGroupRoomDetailDto, toGroupRoomDto } from './group-rooms.dto';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /**
  * Group rooms (customer group chats) and their members (issue 5, External contacts: the per-room AI switch, guide
@@ -23,6 +24,7 @@ import { likeContains } from '../../database/like-contains';
 @Injectable()
 export class GroupRoomsService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CHAT_PLATFORM) private readonly platform: ChatPlatform,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -40,9 +42,8 @@ export class GroupRoomsService {
       builder.andWhere(new Brackets((where) => where.where("room.name ILIKE :pattern ESCAPE '\\'", { pattern }).orWhere('room.chat_id = :keyword', { keyword: query.keyword })));
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`room.${property}`, direction);
-    builder.addOrderBy('room.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return toPage(rows.map(toGroupRoomDto), total, query);
+    const { rows, ...slice } = await this.pager.page(builder, query);
+    return toPage(rows.map(toGroupRoomDto), slice, query);
   }
 
   /** @throws NotFoundException (404) no such room of the staff user in the tenant */

@@ -17,6 +17,7 @@ import { CHAT_PLATFORM, type ChatPlatform, type GroupWayInput } from '../platfor
 import { ChatGroupWayPageQuery, ChatGroupWayRequestV1, GROUP_WAY_SORT_FIELDS, GroupWaySceneCodeDefaultDto, GroupWayView, toGroupWaySceneCodeDefaultDto } from './group-way.dto';
 import { GroupWayEntity } from './group-way.entity';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Messages of the unique indexes a group way write can hit. */
 const DUPLICATE_MESSAGES: Record<string, (row: GroupWayEntity) => string> = {
@@ -42,6 +43,7 @@ export class GroupWaysService {
   private readonly logger = new Logger(GroupWaysService.name);
 
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CHAT_PLATFORM) private readonly platform: ChatPlatform,
     private readonly corpDirectory: ChatCorpDirectory,
@@ -201,10 +203,9 @@ export class GroupWaysService {
     if (query.conversationGroupId !== undefined) builder.andWhere('way.conversationGroupId = :conversationGroupId', { conversationGroupId: query.conversationGroupId });
     if (query.isDefault !== undefined) builder.andWhere('way.isDefault = :isDefault', { isDefault: query.isDefault });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`way.${property}`, direction);
-    if (!order.id) builder.addOrderBy('way.id', order.createdAt ?? 'DESC');
-    builder.offset(query.page * query.size).limit(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return toPage(await this.views(tenantId, rows), total, query);
+    // Ties: the pager adds the id in the first key's direction (one index per sort serves both directions).
+    const { rows, ...slice } = await this.pager.page(builder, query);
+    return toPage(await this.views(tenantId, rows), slice, query);
   }
 
   /** The ways with their corp and digital staff names, for the DTO mapper. */

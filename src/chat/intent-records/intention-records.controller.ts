@@ -22,8 +22,8 @@ export class IntentionRecordsController {
   @ApiOkResponse({ type: pageResultSchema(CustomerIntentionRecordDto, 'Intent records') })
   @ApiBadRequestResponse({ description: 'Invalid page, size, sort field or filter.' })
   async list(@CurrentTenant() tenantId: string, @Query() query: IntentionRecordPageQuery): Promise<Page<CustomerIntentionRecordDto>> {
-    const { rows, total } = await this.records.list(tenantId, query);
-    return toPage(rows.map(toCustomerIntentionRecordDto), total, query);
+    const { rows, ...slice } = await this.records.list(tenantId, query);
+    return toPage(rows.map(toCustomerIntentionRecordDto), slice, query);
   }
 
   @Post()

@@ -8,6 +8,7 @@ import { IntentionRecordEntity } from './intention-record.entity';
 import { CreateCustomerIntentionRecord, INTENTION_RECORD_SORT_FIELDS, IntentionRecordPageQuery, ModifyCustomerIntentionRecord } from './intention-records.dto';
 import { reviewIntentionRecord } from './intention-records.rules';
 import { uniqueViolation } from '../common/db-support';
+import { ListPager, type ListSlice } from '../../common/paging/list-pager';
 
 /** What the inbound pipeline knows when it detects an intent. */
 export interface DetectedIntent {
@@ -25,7 +26,10 @@ export interface DetectedIntent {
  */
 @Injectable()
 export class IntentionRecordsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pager: ListPager,
+  ) {}
 
   /**
    * An operator records an intent by hand.
@@ -71,16 +75,14 @@ export class IntentionRecordsService {
   }
 
   /** A page of the tenant's records (newest first unless sorted otherwise), optionally of one contact, status or intent. */
-  async list(tenantId: string, query: IntentionRecordPageQuery): Promise<{ rows: IntentionRecordEntity[]; total: number }> {
+  async list(tenantId: string, query: IntentionRecordPageQuery): Promise<ListSlice<IntentionRecordEntity>> {
     const order = toOrder(query.sort, INTENTION_RECORD_SORT_FIELDS, { createdAt: 'DESC' });
     const builder = this.dataSource.getRepository(IntentionRecordEntity).createQueryBuilder('record').where('record.tenant_id = :tenantId', { tenantId });
     if (query.contactId) builder.andWhere('record.contact_id = :contactId', { contactId: query.contactId });
     if (query.status) builder.andWhere('record.status = :status', { status: query.status });
     if (query.intentName) builder.andWhere('record.intent_name = :intentName', { intentName: query.intentName });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`record.${property}`, direction, direction === 'DESC' ? 'NULLS LAST' : 'NULLS FIRST');
-    builder.addOrderBy('record.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return { rows, total };
+    return this.pager.page(builder, query);
   }
 
   /** @throws NotFoundException (404) no such record in the tenant */

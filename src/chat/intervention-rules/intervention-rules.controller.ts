@@ -50,8 +50,8 @@ export class InterventionRulesV1Controller {
   @ApiOkResponse({ type: pageResultSchema(CustomerInterventionRulesDtoV1, 'Human-intervention rules') })
   @ApiBadRequestResponse({ description: 'Invalid page, size, sort field or filter.' })
   async list(@CurrentTenant() tenantId: string, @Query() query: InterventionRulePageQuery): Promise<Page<CustomerInterventionRulesDtoV1>> {
-    const { rows, total } = await this.rules.list(tenantId, query);
-    return toPage(rows.map(toCustomerInterventionRulesDtoV1), total, query);
+    const { rows, ...slice } = await this.rules.list(tenantId, query);
+    return toPage(rows.map(toCustomerInterventionRulesDtoV1), slice, query);
   }
 
   @Get(':id')
@@ -105,8 +105,8 @@ export class InterventionRulesConsoleController {
   @ApiOkResponse({ type: pageResultSchema(CustomerInterventionRulesDto, 'Human-intervention rules') })
   @ApiBadRequestResponse({ description: 'Invalid page, size, sort field or filter.' })
   async list(@CurrentTenant() tenantId: string, @Query() query: InterventionRulePageQuery): Promise<Page<CustomerInterventionRulesDto>> {
-    const { rows, total } = await this.rules.list(tenantId, query);
-    return toPage(rows.map(toCustomerInterventionRulesDto), total, query);
+    const { rows, ...slice } = await this.rules.list(tenantId, query);
+    return toPage(rows.map(toCustomerInterventionRulesDto), slice, query);
   }
 
   @Get(':id')

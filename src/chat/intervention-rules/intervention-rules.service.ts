@@ -10,6 +10,7 @@ import { INTERVENTION_RULE_SORT_FIELDS, InterventionRuleInputData, InterventionR
 import { InterventionDecision, InterventionMessage, interventionPatternProblems, matchInterventionRules } from './intervention-rules.rules';
 import { uniqueViolation } from '../common/db-support';
 import { likeContains } from '../../database/like-contains';
+import { ListPager, type ListSlice } from '../../common/paging/list-pager';
 
 /** Which view a request came through: the field names of its 400s follow it. */
 export type InterventionRuleView = 'v1' | 'console';
@@ -23,6 +24,7 @@ export type InterventionRuleView = 'v1' | 'console';
 @Injectable()
 export class InterventionRulesService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -58,16 +60,14 @@ export class InterventionRulesService {
   }
 
   /** A page of the tenant's rules, in the order they apply (created first) unless sorted otherwise. */
-  async list(tenantId: string, query: InterventionRulePageQuery): Promise<{ rows: InterventionRuleEntity[]; total: number }> {
+  async list(tenantId: string, query: InterventionRulePageQuery): Promise<ListSlice<InterventionRuleEntity>> {
     const order = toOrder(query.sort, INTERVENTION_RULE_SORT_FIELDS, { createdAt: 'ASC' });
     const builder = this.dataSource.getRepository(InterventionRuleEntity).createQueryBuilder('rule').where('rule.tenant_id = :tenantId', { tenantId });
     if (query.matchType) builder.andWhere('rule.match_type = :matchType', { matchType: query.matchType });
     if (query.enabled !== undefined) builder.andWhere('rule.enabled = :enabled', { enabled: query.enabled });
     if (query.name) builder.andWhere("rule.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`rule.${property}`, direction);
-    builder.addOrderBy('rule.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return { rows, total };
+    return this.pager.page(builder, query);
   }
 
   /** @throws NotFoundException (404) no such rule in the tenant */

@@ -16,6 +16,7 @@ import {
   toScriptContentDto,
 } from './scripts.dto';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Results of a search when the caller gives no limit. */
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -36,6 +37,7 @@ export interface ScriptSearchHit {
 @Injectable()
 export class ScriptsService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly categories: ScriptCategoriesService,
@@ -91,9 +93,8 @@ export class ScriptsService {
     if (query.tag) builder.andWhere('script.tags @> CAST(:tag AS jsonb)', { tag: JSON.stringify([query.tag]) });
     if (query.enabled !== undefined) builder.andWhere('script.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`script.${property}`, direction);
-    builder.addOrderBy('script.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return toPage(rows.map(toScriptContentDto), total, query);
+    const { rows, ...slice } = await this.pager.page(builder, query);
+    return toPage(rows.map(toScriptContentDto), slice, query);
   }
 
   /** @throws NotFoundException (404) no such script in the tenant */

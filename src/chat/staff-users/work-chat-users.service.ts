@@ -18,6 +18,7 @@ import {
   WorkChatUserRelateDto,
 } from './work-chat-users.dto';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** How many staff users a bind changed: bound from none, moved from another digital staff, already bound. */
 export interface BindCounts {
@@ -41,6 +42,7 @@ export interface BindCounts {
 @Injectable()
 export class WorkChatUsersService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -106,9 +108,8 @@ export class WorkChatUsersService {
       );
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`u.${property}`, direction);
-    builder.addOrderBy('u.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return toPage(await this.toDtos(tenantId, rows), total, query);
+    const { rows, ...slice } = await this.pager.page(builder, query);
+    return toPage(await this.toDtos(tenantId, rows), slice, query);
   }
 
   /** @throws NotFoundException (404) no such staff user in the tenant */

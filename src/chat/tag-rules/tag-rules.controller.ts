@@ -37,8 +37,8 @@ export class TagRulesController {
   @ApiOkResponse({ type: pageResultSchema(CustomerTagRuleDto, 'Keyword tag rules') })
   @ApiBadRequestResponse({ description: 'Invalid page, size, sort field or filter.' })
   async list(@CurrentTenant() tenantId: string, @Query() query: TagRulePageQuery): Promise<Page<CustomerTagRuleDto>> {
-    const { rows, total } = await this.rules.list(tenantId, query);
-    return toPage(rows.map(toCustomerTagRuleDto), total, query);
+    const { rows, ...slice } = await this.rules.list(tenantId, query);
+    return toPage(rows.map(toCustomerTagRuleDto), slice, query);
   }
 
   @Get(':id')

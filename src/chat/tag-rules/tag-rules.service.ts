@@ -10,6 +10,7 @@ import { CustomerTagRuleRequest, TAG_RULE_SORT_FIELDS, TagRulePageQuery } from '
 import { TagsForMessage, tagsForMessage } from './tag-rules.rules';
 import { uniqueViolation } from '../common/db-support';
 import { likeContains } from '../../database/like-contains';
+import { ListPager, type ListSlice } from '../../common/paging/list-pager';
 
 /**
  * Keyword tag rules of a tenant (chat-management-api.md, Console endpoints: `GET/PUT/DELETE
@@ -20,6 +21,7 @@ import { likeContains } from '../../database/like-contains';
 @Injectable()
 export class TagRulesService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -51,16 +53,14 @@ export class TagRulesService {
   }
 
   /** A page of the tenant's rules, oldest first (the order they apply in) unless sorted otherwise. */
-  async list(tenantId: string, query: TagRulePageQuery): Promise<{ rows: TagRuleEntity[]; total: number }> {
+  async list(tenantId: string, query: TagRulePageQuery): Promise<ListSlice<TagRuleEntity>> {
     const order = toOrder(query.sort, TAG_RULE_SORT_FIELDS, { createdAt: 'ASC' });
     const builder = this.dataSource.getRepository(TagRuleEntity).createQueryBuilder('rule').where('rule.tenant_id = :tenantId', { tenantId });
     if (query.enabled !== undefined) builder.andWhere('rule.enabled = :enabled', { enabled: query.enabled });
     if (query.name) builder.andWhere("rule.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
     if (query.keyword) builder.andWhere('rule.keywords @> :keyword::jsonb', { keyword: JSON.stringify([query.keyword]) });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`rule.${property}`, direction);
-    builder.addOrderBy('rule.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return { rows, total };
+    return this.pager.page(builder, query);
   }
 
   /** @throws NotFoundException (404) no such rule in the tenant */

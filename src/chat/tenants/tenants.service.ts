@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
@@ -7,6 +7,7 @@ import { Page, toOrder, toPage } from '../../common/paging/page';
 import { tenantSlugProblem } from './tenant-slug';
 import { TenantEntity } from './tenant.entity';
 import { ClusterEvents } from '../../common/cluster/cluster-events';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** ClusterEvents topic of tenant rows (key: the tenant id). */
 export const TENANT_EVENTS = 'chat-tenant';
@@ -22,6 +23,7 @@ export class TenantsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly events: ClusterEvents,
+    @Optional() private readonly pager: ListPager = ListPager.withDefaults(),
   ) {
     const ttl = config.chatAuth.tenantCacheTtlMs;
     if (ttl > 0) this.recentLookups = new LRUCache({ max: 10_000, ttl });
@@ -52,13 +54,8 @@ export class TenantsService {
   /** Sorted by `createdAt` (default, newest first), `id` or `name`. */
   async list(query: TenantPageQuery): Promise<Page<TenantDto>> {
     const order = toOrder(query.sort, TENANT_SORT_FIELDS, { createdAt: 'DESC' });
-    const [rows, total] = await this.dataSource.getRepository(TenantEntity).findAndCount({
-      where: query.status ? { status: query.status } : {},
-      order: { ...order, id: order.id ?? 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toTenantDto), total, query);
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(TenantEntity), { where: query.status ? { status: query.status } : {}, order }, query);
+    return toPage(rows.map(toTenantDto), slice, query);
   }
 
   /** @throws NotFoundException (404) */

@@ -5,6 +5,7 @@ import { Page, toOrder, toPage } from '../../common/paging/page';
 import { updateReturning } from '../contacts/update-returning';
 import { CustomerTodoEntity } from './customer-todo.entity';
 import { CUSTOMER_TODO_SORT_FIELDS, CustomerTodoDto, CustomerTodoPageQuery, ProcessTodoRequest, toCustomerTodoDto } from './customer-todos.dto';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** What opens a customer to-do (see {@link CustomerTodosService.open}). */
 export interface OpenCustomerTodoInput {
@@ -31,7 +32,10 @@ export interface OpenCustomerTodoInput {
  */
 @Injectable()
 export class CustomerTodosService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pager: ListPager,
+  ) {}
 
   /**
    * Opens a digital-staff customer to-do (a person must look at this customer). Idempotent: a second call with the
@@ -74,13 +78,11 @@ export class CustomerTodosService {
     if (query.status) where.status = query.status;
     if (query.contactId) where.contactId = query.contactId;
     if (query.digitalStaffId) where.digitalStaffId = query.digitalStaffId;
-    const [rows, total] = await this.dataSource.getRepository(CustomerTodoEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(CustomerTodoEntity), {
       where,
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toCustomerTodoDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toCustomerTodoDto), slice, query);
   }
 
   /** @throws NotFoundException (404) no such to-do in the tenant */

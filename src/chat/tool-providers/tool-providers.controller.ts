@@ -41,8 +41,8 @@ export class ToolProvidersController {
   @ApiOkResponse({ type: pageResultSchema(ToolApiProviderDTO, 'Tool API providers') })
   @ApiBadRequestResponse({ description: 'Invalid page, size, sort field or filter.' })
   async list(@CurrentTenant() tenantId: string, @Query() query: ToolProviderPageQuery): Promise<Page<ToolApiProviderDTO>> {
-    const { rows, total } = await this.providers.list(tenantId, query);
-    return toPage(rows.map(toToolApiProviderDto), total, query);
+    const { rows, ...slice } = await this.providers.list(tenantId, query);
+    return toPage(rows.map(toToolApiProviderDto), slice, query);
   }
 
   @Get(':id')

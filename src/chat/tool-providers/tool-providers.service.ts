@@ -15,6 +15,7 @@ import { ajvProblems, buildToolRequest, compileInputSchema, ToolOperation, toolO
 import { CreateOrUpdateToolApiProviderRequest, TOOL_PROVIDER_SORT_FIELDS, ToolProviderPageQuery } from './tool-providers.dto';
 import { uniqueViolation } from '../common/db-support';
 import { likeContains } from '../../database/like-contains';
+import { ListPager, type ListSlice } from '../../common/paging/list-pager';
 
 /** Why a tool call failed (ToolCallError.code). */
 export type ToolCallErrorCode = 'unknown_provider' | 'provider_disabled' | 'unknown_operation' | 'invalid_arguments' | 'request_too_large' | OutboundErrorCode;
@@ -89,6 +90,7 @@ export class ToolProvidersService {
   private readonly outbound: OutboundClient;
 
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     outboundHttp: OutboundHttp,
@@ -127,14 +129,12 @@ export class ToolProvidersService {
   }
 
   /** A page of the tenant's providers, newest first unless sorted otherwise. */
-  async list(tenantId: string, query: ToolProviderPageQuery): Promise<{ rows: ToolProviderEntity[]; total: number }> {
+  async list(tenantId: string, query: ToolProviderPageQuery): Promise<ListSlice<ToolProviderEntity>> {
     const order = toOrder(query.sort, TOOL_PROVIDER_SORT_FIELDS, { createdAt: 'DESC' });
     const builder = this.dataSource.getRepository(ToolProviderEntity).createQueryBuilder('provider').where('provider.tenant_id = :tenantId', { tenantId });
     if (query.name) builder.andWhere("provider.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`provider.${property}`, direction);
-    builder.addOrderBy('provider.id', 'ASC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
-    return { rows, total };
+    return this.pager.page(builder, query);
   }
 
   /** @throws NotFoundException (404) no such provider in the tenant */

@@ -1,7 +1,9 @@
 import { applyDecorators, BadRequestException } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min, type ValidationArguments } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, type ValidationArguments } from 'class-validator';
+import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from './cursor';
+import type { ListSlice } from './list-pager';
 
 /** Largest page size any list accepts. */
 export const MAX_PAGE_SIZE = 200;
@@ -18,6 +20,17 @@ export class PageBoundsQueryDto {
   @ApiPropertyOptional({ description: `Page size, 1..${MAX_PAGE_SIZE}.`, default: 20, minimum: 1, maximum: MAX_PAGE_SIZE })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(MAX_PAGE_SIZE)
   size: number = 20;
+
+  @ApiPropertyOptional({
+    description:
+      'Keyset paging (issue 23): the `nextCursor` of the previous page, to read the page after it at the cost of page 0 however deep it is. ' +
+      'Opaque and signed; it only opens the list it came from (same tenant, filters and sort; else 400). With a cursor, `page` is ignored ' +
+      'and the response\'s `page` is the page number it stands for. Without it, `page`/`size` work as the spec says.',
+    maxLength: MAX_CURSOR_LENGTH,
+    example: 'eyJxIjoi…',
+  })
+  @IsOptional() @IsString() @MaxLength(MAX_CURSOR_LENGTH) @Matches(CURSOR_PATTERN, { message: 'cursor must be a nextCursor this list returned' })
+  cursor?: string;
 }
 
 /** A list's sort allow-list: field name as the client writes it → entity property (or `alias.property`). */
@@ -72,18 +85,38 @@ function normaliseDirection(entry: unknown): unknown {
   return comma < 0 ? entry : `${entry.slice(0, comma)},${entry.slice(comma + 1).toLowerCase()}`;
 }
 
-/** One page of a list. */
+/**
+ * One page of a list: the spec's `{ content, page, size, totalElements, totalPages }`, plus (issue 23) `nextCursor`
+ * and `totalElementsExact` when the page was read by the ListPager.
+ */
 export interface Page<T> {
   content: T[];
   page: number;
   size: number;
   totalElements: number;
   totalPages: number;
+  /** Cursor of the next page (keyset paging), `null` on the last page. */
+  nextCursor?: string | null;
+  /** false: `totalElements` is an estimate or a reused count (lists past PAGING_TOTAL_EXACT_CAP rows). */
+  totalElementsExact?: boolean;
 }
 
-/** Builds the page envelope. */
-export function toPage<T>(content: T[], totalElements: number, query: { page: number; size: number }): Page<T> {
-  return { content, page: query.page, size: query.size, totalElements, totalPages: Math.ceil(totalElements / query.size) };
+/**
+ * Builds the page envelope.
+ * @param total the exact total, or the {@link ListSlice} the ListPager read (its page number, total, exactness and
+ *   next cursor go into the envelope)
+ */
+export function toPage<T>(content: T[], total: number | Omit<ListSlice<unknown>, 'rows' | 'raws'> | Omit<ListSlice<unknown>, 'rows'>, query: { page: number; size: number }): Page<T> {
+  if (typeof total === 'number') return { content, page: query.page, size: query.size, totalElements: total, totalPages: Math.ceil(total / query.size) };
+  return {
+    content,
+    page: total.page,
+    size: query.size,
+    totalElements: total.total,
+    totalPages: Math.ceil(total.total / query.size),
+    nextCursor: total.nextCursor,
+    totalElementsExact: total.totalExact,
+  };
 }
 
 /**
@@ -117,10 +150,14 @@ export function pageSchema(item: new () => unknown, description: string) {
     page: number;
     @ApiProperty({ description: 'Requested page size.' })
     size: number;
-    @ApiProperty({ description: 'Number of items in all pages.' })
+    @ApiProperty({ description: 'Number of items in all pages: exact up to PAGING_TOTAL_EXACT_CAP (default 10,000) matching rows; past it an estimate (see totalElementsExact).' })
     totalElements: number;
-    @ApiProperty({ description: 'Number of pages.' })
+    @ApiProperty({ description: 'Number of pages (from totalElements).' })
     totalPages: number;
+    @ApiPropertyOptional({ description: 'Keyset paging (issue 23): pass it as `cursor` to read the next page at the cost of page 0; null on the last page.', type: String, nullable: true })
+    nextCursor?: string | null;
+    @ApiPropertyOptional({ description: 'true: totalElements is an exact count. false: the list has more than PAGING_TOTAL_EXACT_CAP (default 10,000) matching rows and totalElements is the planner\'s estimate (or a count reused for a short while).' })
+    totalElementsExact?: boolean;
   }
   Object.defineProperty(PageOf, 'name', { value: `PageOf${item.name.replace(/Dto$/, '')}` });
   return PageOf;

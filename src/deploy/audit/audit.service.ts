@@ -8,6 +8,7 @@ import { bearerCredential } from '../../common/auth/auth.guard';
 import type { DeployPrincipal } from '../auth/deploy-principal';
 import { AuditEntryEntity, AuditOutcome } from './audit-entry.entity';
 import { maskSecrets } from './mask-secrets';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Who called, as the audit records it. */
 export interface AuditCaller {
@@ -34,7 +35,10 @@ export interface AuditRecord {
  */
 @Injectable()
 export class AuditService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pager: ListPager,
+  ) {}
 
   /**
    * Describes the caller of `request`: the authenticated principal, or for a refused credential only the public
@@ -76,12 +80,7 @@ export class AuditService {
   async listDay(day: string, query: PageBoundsQueryDto): Promise<Page<AuditEntryEntity>> {
     const start = new Date(`${day}T00:00:00.000Z`);
     const end = new Date(start.getTime() + 86_400_000 - 1);
-    const [rows, total] = await this.dataSource.getRepository(AuditEntryEntity).findAndCount({
-      where: { occurredAt: Between(start, end) },
-      order: { occurredAt: 'ASC', id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows, total, query);
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(AuditEntryEntity), { where: { occurredAt: Between(start, end) }, order: { occurredAt: 'ASC' } }, query);
+    return toPage(rows, slice, query);
   }
 }

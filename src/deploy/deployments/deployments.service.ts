@@ -14,6 +14,7 @@ import { sitesBaseUrl } from '../sites/sites.config';
 import { OBJECT_BUCKET } from '../../common/storage/storage.module';
 import type { S3Bucket } from '../../common/storage/s3.storage';
 import { siteObjectPrefix } from '../sites/s3-site-serving';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** An uploaded archive as multer saved it. */
 export interface UploadedArchive {
@@ -27,6 +28,7 @@ export class DeploymentsService {
   private readonly logger = new Logger(DeploymentsService.name);
 
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
@@ -111,15 +113,13 @@ export class DeploymentsService {
   /** The namespace's deployments, newest first by default; sortable by `deployedAt`, `projectName`, `bytes`. */
   async list(agent: DeployAgentPrincipal, query: DeploymentQueryDto): Promise<Page<DeploymentDto>> {
     const order = toOrder(query.sort, DEPLOYMENT_SORT_FIELDS, { createdAt: 'DESC' });
-    const [rows, total] = await this.dataSource.getRepository(DeploymentEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(DeploymentEntity), {
       where: { namespace: agent.namespace },
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
+      order,
+    }, query);
     return toPage(
       rows.map((row) => toDeploymentDto(row, sitesBaseUrl(this.config))),
-      total,
+      slice,
       query,
     );
   }

@@ -12,6 +12,7 @@ import { JoinGrantEntity } from './join-grant.entity';
 import { joinGrantPrefix, mintJoinGrant } from './join-grant.format';
 import { NamespaceEntity } from './namespace.entity';
 import { IssuedJoinGrantDto, IssueJoinGrantDto, JOIN_GRANT_SORT_FIELDS, JoinGrantDto, type JoinGrantQueryDto, NAMESPACE_SORT_FIELDS, NamespaceDto, type NamespaceQueryDto, toJoinGrantDto, toNamespaceDto } from './namespaces.dto';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Who is asking to register into a namespace, as far as namespace ownership cares (issue 12, item 3). */
 export interface NamespaceEntry {
@@ -36,6 +37,7 @@ export type NamespaceAdmission = { kind: 'claimed' } | { kind: 'member' } | { ki
 @Injectable()
 export class NamespacesService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
@@ -157,13 +159,11 @@ export class NamespacesService {
   async listGrants(namespace: string, query: JoinGrantQueryDto): Promise<Page<JoinGrantDto>> {
     await this.requireNamespace(this.dataSource.manager, namespace);
     const order = toOrder(query.sort, JOIN_GRANT_SORT_FIELDS, { createdAt: 'DESC' });
-    const [rows, total] = await this.dataSource.getRepository(JoinGrantEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(JoinGrantEntity), {
       where: { namespace },
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toJoinGrantDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toJoinGrantDto), slice, query);
   }
 
   /**
@@ -182,11 +182,7 @@ export class NamespacesService {
   /** Every namespace with its live token count, newest first by default (sortable by `createdAt`, `name`). */
   async list(query: NamespaceQueryDto): Promise<Page<NamespaceDto>> {
     const order = toOrder(query.sort, NAMESPACE_SORT_FIELDS, { createdAt: 'DESC' });
-    const [rows, total] = await this.dataSource.getRepository(NamespaceEntity).findAndCount({
-      order: { ...order, name: order.name ?? 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(NamespaceEntity), { where: {}, order }, query);
     const counts = rows.length
       ? ((await this.dataSource.query(
           `SELECT namespace, count(*)::int AS live FROM deploy_agent_token WHERE revoked_at IS NULL AND namespace = ANY($1) GROUP BY namespace`,
@@ -194,7 +190,7 @@ export class NamespacesService {
         )) as { namespace: string; live: number }[])
       : [];
     const live = new Map(counts.map((row) => [row.namespace, row.live]));
-    return toPage(rows.map((row) => toNamespaceDto(row, live.get(row.name) ?? 0)), total, query);
+    return toPage(rows.map((row) => toNamespaceDto(row, live.get(row.name) ?? 0)), slice, query);
   }
 
   private async requireNamespace(manager: EntityManager, namespace: string): Promise<void> {

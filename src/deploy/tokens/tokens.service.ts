@@ -14,6 +14,7 @@ import { AgentTokenEntity } from './agent-token.entity';
 import { mintAgentToken } from './agent-token.format';
 import { grantedPermissions } from './granted-permissions';
 import { AGENT_TOKEN_SORT_FIELDS, AgentTokenDto, type AgentTokenQueryDto, RegisterAgentDto, RegistrationResultDto, toAgentTokenDto } from './tokens.dto';
+import { ListPager } from '../../common/paging/list-pager';
 
 export { grantedPermissions } from './granted-permissions';
 
@@ -21,6 +22,7 @@ export { grantedPermissions } from './granted-permissions';
 @Injectable()
 export class TokensService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
@@ -108,12 +110,8 @@ export class TokensService {
   /** Every token, newest first by default; sortable by `createdAt`, `lastUsedAt`, `agentId`, `namespace`. */
   async list(query: AgentTokenQueryDto): Promise<Page<AgentTokenDto>> {
     const order = toOrder(query.sort, AGENT_TOKEN_SORT_FIELDS, { createdAt: 'DESC' });
-    const [rows, total] = await this.dataSource.getRepository(AgentTokenEntity).findAndCount({
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toAgentTokenDto), total, query);
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(AgentTokenEntity), { where: {}, order }, query);
+    return toPage(rows.map(toAgentTokenDto), slice, query);
   }
 
   /**

@@ -6,6 +6,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ApiKeyEntity } from './api-key.entity';
 import { API_KEY_SORT_FIELDS, type ApiKeyQueryDto } from './api-keys.dto';
 import { apiKeyHash, ENV_KEY_NAME_PATTERN, envKeyName, generateApiKey } from './api-key.format';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** How often `last_used_at` is written for one key at most (ms); keeps reads from turning into writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -28,6 +29,7 @@ export class ApiKeysService implements OnModuleInit {
   private readonly logger = new Logger('EvaluationApiKeys');
 
   constructor(
+    private readonly pager: ListPager,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
@@ -109,13 +111,11 @@ export class ApiKeysService implements OnModuleInit {
    * @param includeRevoked false: live keys only
    */
   async list(query: ApiKeyQueryDto, includeRevoked: boolean): Promise<Page<ApiKeyEntity>> {
-    const [rows, total] = await this.dataSource.getRepository(ApiKeyEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(ApiKeyEntity), {
       where: includeRevoked ? {} : { revokedAt: IsNull() },
-      order: { ...toOrder(query.sort, API_KEY_SORT_FIELDS, { createdAt: 'DESC' }), id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows, total, query);
+      order: toOrder(query.sort, API_KEY_SORT_FIELDS, { createdAt: 'DESC' }),
+    }, query);
+    return toPage(rows, slice, query);
   }
 
   /**

@@ -17,6 +17,7 @@ import { assertWindow, campaignMoveRefusal, normaliseBudgetOverride, normaliseSe
 import { settleCampaign } from './campaign-settlement';
 import { CAMPAIGN_SORT_FIELDS, CampaignDto, CampaignQueryDto, CampaignReportDto, CreateCampaignDto, RunCounts, StartCampaignDto, toCampaignDto } from './campaigns.dto';
 import { planFingerprint } from './plan-fingerprint';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Attempts of a cancel that raced with a start (one retry is always enough: running never goes back to draft). */
 const CANCEL_ATTEMPTS = 3;
@@ -29,6 +30,7 @@ const CANCEL_ATTEMPTS = 3;
 @Injectable()
 export class CampaignsService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly targets: TargetsService,
@@ -118,10 +120,9 @@ export class CampaignsService {
     if (from) builder.andWhere('campaign.windowEnd > :from', { from });
     if (to) builder.andWhere('campaign.windowStart < :to', { to });
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
-    builder.addOrderBy('campaign.id', 'DESC').skip(query.page * query.size).take(query.size);
-    const [rows, total] = await builder.getManyAndCount();
+    const { rows, ...slice } = await this.pager.page(builder, query);
     const counts = await this.runCounts(rows.map((row) => row.id));
-    return toPage(rows.map((row) => toCampaignDto(row, this.config.evaluation.explorationBudget, counts.get(row.id))), total, query);
+    return toPage(rows.map((row) => toCampaignDto(row, this.config.evaluation.explorationBudget, counts.get(row.id))), slice, query);
   }
 
   /** The campaign as returned. @throws NotFoundException (404) */

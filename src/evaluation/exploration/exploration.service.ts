@@ -34,6 +34,7 @@ import { ExplorationMode, ExplorationSessionEntity } from './exploration-session
 import { BudgetRefusal, checkSessionBudget, checkTurnBudget } from './session-budget';
 import { detectStopMarker } from './stop-marker';
 import { buildVirtualUserPrompt } from './virtual-user';
+import { ListPager } from '../../common/paging/list-pager';
 
 /**
  * The 409 of a budget refusal (evaluation-platform.md, Errors: "Exploration session over budget … 409 with a readable
@@ -76,6 +77,7 @@ interface ReservedTurn {
 @Injectable()
 export class ExplorationService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly targets: TargetsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -154,14 +156,12 @@ export class ExplorationService {
     const campaign = await this.dataSource.getRepository(CampaignEntity).findOneBy({ id: query.campaign_id });
     if (!campaign) throw new NotFoundException(`No campaign ${query.campaign_id}.`);
     const order = toOrder(query.sort, EXPLORATION_SESSION_SORT_FIELDS, { startedAt: 'DESC' });
-    const [rows, total] = await this.dataSource.getRepository(ExplorationSessionEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(ExplorationSessionEntity), {
       where: { campaignId: campaign.id, ...(query.status ? { status: query.status } : {}) },
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
+      order,
+    }, query);
     const budget = this.budgetOf(campaign);
-    return toPage(rows.map((row) => toExplorationSessionDto(row, budget)), total, query);
+    return toPage(rows.map((row) => toExplorationSessionDto(row, budget)), slice, query);
   }
 
   /** A session with all its turns. @throws NotFoundException (404) */

@@ -20,6 +20,7 @@ import { FileCategoryEntity } from './file-category.entity';
 import { FilesService } from './files.service';
 import { StoredFileEntity } from './stored-file.entity';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Serialises changes of the tree's shape (create, rename, move, delete) across instances: a transaction-scoped advisory lock. */
 const TREE_LOCK = `SELECT pg_advisory_xact_lock(hashtext('eval_file_category_tree'))`;
@@ -61,6 +62,7 @@ function count(n: number, one: string, many: string): string {
 @Injectable()
 export class FileCategoriesService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly files: FilesService,
   ) {}
@@ -100,13 +102,11 @@ export class FileCategoriesService {
       ...(query.parent_id ? { parentId: query.parent_id === 'root' ? IsNull() : query.parent_id.toLowerCase() } : {}),
       ...(query.q ? { name: ILike(likeContains(query.q)) } : {}),
     };
-    const [rows, total] = await this.dataSource.getRepository(FileCategoryEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(FileCategoryEntity), {
       where,
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toFileCategoryDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toFileCategoryDto), slice, query);
   }
 
   /** A category with its path from the top level and its counts. @throws NotFoundException (404) */

@@ -12,6 +12,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { FILE_SORT_FIELDS, FileDto, FileQueryDto, toFileDto, UpdateFileDto, UploadFileFieldsDto } from './files.dto';
 import { StoredFileEntity } from './stored-file.entity';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Key namespace of evaluation files in the file storage port. */
 export const EVALUATION_FILES_NAMESPACE = 'evaluation-files';
@@ -50,6 +51,7 @@ export class FilesService {
   private readonly logger = new Logger(FilesService.name);
 
   constructor(
+    private readonly pager: ListPager,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(BLOB_STORAGE) private readonly storage: BlobStorage,
@@ -107,13 +109,11 @@ export class FilesService {
       ...(query.category_id ? { categoryId: query.category_id === 'root' ? IsNull() : query.category_id.toLowerCase() } : {}),
       ...(query.q ? { name: ILike(likeContains(query.q)) } : {}),
     };
-    const [rows, total] = await this.dataSource.getRepository(StoredFileEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(StoredFileEntity), {
       where,
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toFileDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toFileDto), slice, query);
   }
 
   /** @throws NotFoundException (404) */

@@ -26,6 +26,7 @@ import { allowedMoves, decideTransition, describeAllowedMoves, IntelligentStatus
 import { IntelligentMessageEntity } from './intelligent-message.entity';
 import { checkEvidence, checkPlanConsistency, checkReportConsistency, citedIds, FieldError, IntelligentPlan, IntelligentReport } from './intelligent-report';
 import { IntelligentSessionEntity } from './intelligent-session.entity';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Columns of an evaluation without its plan and report (lists stay light). */
 const SUMMARY_COLUMNS = [
@@ -67,6 +68,7 @@ class StateChanged extends Error {}
 @Injectable()
 export class IntelligentEvaluationsService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly targets: TargetsService,
   ) {}
@@ -117,10 +119,9 @@ export class IntelligentEvaluationsService {
     if (query.status) builder.andWhere('e.status = :status', { status: query.status });
     if (query.target_id) builder.andWhere('e.targetId = :targetId', { targetId: query.target_id });
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
-    builder.addOrderBy('e.id', 'DESC').offset(query.page * query.size).limit(query.size);
-    const [{ entities, raw }, total] = await Promise.all([builder.getRawAndEntities(), builder.getCount()]);
-    const content = entities.map((row, index) => toIntelligentEvaluationSummaryDto(row, Boolean((raw[index] as { has_report: boolean }).has_report)));
-    return toPage(content, total, query);
+    const { rows, raws, ...slice } = await this.pager.page(builder, query);
+    const content = rows.map((row, index) => toIntelligentEvaluationSummaryDto(row, Boolean((raws[index] as { has_report: boolean }).has_report)));
+    return toPage(content, slice, query);
   }
 
   /** The evaluation with its plan and allowed moves. @throws NotFoundException (404) */

@@ -20,6 +20,7 @@ import {
 import { isTerminalIntelligentStatus } from './intelligent-lifecycle';
 import { IntelligentMessageEntity } from './intelligent-message.entity';
 import { IntelligentSessionEntity } from './intelligent-session.entity';
+import { ListPager } from '../../common/paging/list-pager';
 
 /**
  * Sessions and messages of intelligent evaluations. Opening a session and posting a message first take a shared
@@ -31,6 +32,7 @@ import { IntelligentSessionEntity } from './intelligent-session.entity';
 @Injectable()
 export class IntelligentSessionsService {
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -65,13 +67,11 @@ export class IntelligentSessionsService {
   async list(evaluationId: string, query: IntelligentSessionQueryDto): Promise<Page<IntelligentSessionDto>> {
     await this.assertEvaluationExists(evaluationId);
     const order = toOrder(query.sort, INTELLIGENT_SESSION_SORT_FIELDS, { createdAt: 'ASC' });
-    const [rows, total] = await this.dataSource.getRepository(IntelligentSessionEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(IntelligentSessionEntity), {
       where: { evaluationId, ...(query.status ? { status: query.status } : {}), ...(query.kind ? { kind: query.kind } : {}) },
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toIntelligentSessionDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toIntelligentSessionDto), slice, query);
   }
 
   /** @throws NotFoundException (404) unknown evaluation, or no such session in it */
@@ -141,14 +141,11 @@ export class IntelligentSessionsService {
   async listMessages(evaluationId: string, sessionId: string, query: IntelligentMessageQueryDto): Promise<Page<IntelligentMessageDto>> {
     await this.find(evaluationId, sessionId);
     const order = toOrder(query.sort, INTELLIGENT_MESSAGE_SORT_FIELDS, { createdAt: 'ASC' });
-    const direction = Object.values(order)[0] ?? 'ASC';
-    const [rows, total] = await this.dataSource.getRepository(IntelligentMessageEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(IntelligentMessageEntity), {
       where: { sessionId, ...(query.role ? { role: query.role } : {}) },
-      order: { ...order, id: direction },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toIntelligentMessageDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toIntelligentMessageDto), slice, query);
   }
 
   /** The session of that evaluation. @throws NotFoundException (404) naming which one is unknown */

@@ -5,6 +5,7 @@ import { Page, toOrder, toPage } from '../../common/paging/page';
 import { analysisDefaultRefusal } from './analysis-default.rule';
 import { ModelConfigEntity } from './model-config.entity';
 import { CreateModelConfigDto, MODEL_CONFIG_SORT_FIELDS, ModelConfigDto, ModelConfigQueryDto, UpdateModelConfigDto, toModelConfigDto } from './model-configs.dto';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Serialises changes of the analysis default across instances (a transaction-scoped advisory lock). */
 const ANALYSIS_DEFAULT_LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
@@ -12,7 +13,10 @@ const ANALYSIS_DEFAULT_LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
 /** Model configuration CRUD (evaluation-platform.md, Resources: Model configuration; rule 5). */
 @Injectable()
 export class ModelConfigsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pager: ListPager,
+  ) {}
 
   /** @throws BadRequestException (400) analysis default asked for a disabled or non-chat configuration */
   async create(input: CreateModelConfigDto): Promise<ModelConfigDto> {
@@ -39,13 +43,11 @@ export class ModelConfigsService {
   /** Newest first; sortable by `createdAt`, `name`. */
   async list(query: ModelConfigQueryDto): Promise<Page<ModelConfigDto>> {
     const order = toOrder(query.sort, MODEL_CONFIG_SORT_FIELDS, { createdAt: 'DESC' });
-    const [rows, total] = await this.dataSource.getRepository(ModelConfigEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(ModelConfigEntity), {
       where: query.purpose ? { purpose: query.purpose } : {},
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toModelConfigDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toModelConfigDto), slice, query);
   }
 
   /** @throws NotFoundException (404) */

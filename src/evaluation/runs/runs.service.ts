@@ -7,6 +7,7 @@ import { settleCampaignOfRun } from '../campaigns/campaign-settlement';
 import { TargetEntity } from '../targets/target.entity';
 import { TargetsService } from '../targets/targets.service';
 import { RUN_EVALUATION } from './run-jobs';
+import { ListPager } from '../../common/paging/list-pager';
 import { LIVE_RUN_STATUSES, RunEntity, RunTrigger } from './run.entity';
 import { RUN_SORT_FIELDS, CreateRunDto, RunDto, RunQueryDto, toRunDto } from './runs.dto';
 
@@ -51,6 +52,7 @@ export class RunsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly targets: TargetsService,
     private readonly jobs: JobsService,
+    private readonly pager: ListPager,
   ) {}
 
   /**
@@ -100,9 +102,8 @@ export class RunsService {
     if (query.target_id) builder.andWhere('run.targetId = :targetId', { targetId: query.target_id });
     if (query.campaign_id) builder.andWhere('run.campaignId = :campaignId', { campaignId: query.campaign_id });
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
-    builder.addOrderBy('run.id', 'DESC').offset(query.page * query.size).limit(query.size);
-    const [{ entities, raw }, total] = await Promise.all([builder.getRawAndEntities(), builder.getCount()]);
-    return toPage(entities.map((run, index) => toLightRunDto(run, raw[index])), total, query);
+    const { rows, raws, ...slice } = await this.pager.page(builder, query);
+    return toPage(rows.map((run, index) => toLightRunDto(run, raws[index])), slice, query);
   }
 
   /**

@@ -6,6 +6,7 @@ import { ScenarioCase, ScenarioEntity } from './scenario.entity';
 import { SCENARIO_SORT_FIELDS, CreateScenarioDto, ScenarioDto, ScenarioQueryDto, ScenarioSummaryDto, UpdateScenarioDto, toScenarioDto } from './scenarios.dto';
 import { nextScenarioVersion } from './syllabus';
 import { likeContains } from '../../database/like-contains';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** Refuses two cases with one id: results and comparisons match cases by id. */
 function assertUniqueCaseIds(cases: { id: string }[]): void {
@@ -19,7 +20,10 @@ function assertUniqueCaseIds(cases: { id: string }[]): void {
 /** Scenario CRUD with system-kept versions (evaluation-platform.md, Resources: Scenario; rules 1–2). */
 @Injectable()
 export class ScenariosService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pager: ListPager,
+  ) {}
 
   /** Creates a scenario at version 1 (a client-sent version is ignored). @throws BadRequestException duplicate case ids */
   async create(input: CreateScenarioDto): Promise<ScenarioDto> {
@@ -47,19 +51,18 @@ export class ScenariosService {
       .addSelect('jsonb_array_length(scenario.cases)', 'case_count');
     if (query.q) builder.where('scenario.name ILIKE :q', { q: likeContains(query.q) });
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
-    builder.addOrderBy('scenario.id', 'ASC').offset(query.page * query.size).limit(query.size);
-    const [{ entities, raw }, total] = await Promise.all([builder.getRawAndEntities(), builder.getCount()]);
-    const content = entities.map((row, index) => ({
+    const { rows, raws, ...slice } = await this.pager.page(builder, query);
+    const content = rows.map((row, index) => ({
       id: row.id,
       name: row.name,
       description: row.description,
       metadata: row.metadata,
       version: row.version,
-      case_count: Number((raw[index] as { case_count: number }).case_count),
+      case_count: Number((raws[index] as { case_count: number }).case_count),
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),
     }));
-    return toPage(content, total, query);
+    return toPage(content, slice, query);
   }
 
   /** @throws NotFoundException (404) */

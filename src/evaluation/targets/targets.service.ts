@@ -20,6 +20,7 @@ import {
 } from './channels';
 import { TargetEntity } from './target.entity';
 import { TARGET_SORT_FIELDS, CreateTargetDto, DigitalStaffChannelDto, HttpChannelDto, OpenAiChannelDto, TargetDto, TargetQueryDto, UpdateTargetDto, toTargetDto } from './targets.dto';
+import { ListPager } from '../../common/paging/list-pager';
 
 /** The settings sections a create or update body may carry. */
 type SettingsInput = { http?: HttpChannelDto; openai?: OpenAiChannelDto; digital_staff?: DigitalStaffChannelDto };
@@ -63,6 +64,7 @@ export class TargetsService {
   private readonly outbound: OutboundClient;
 
   constructor(
+    private readonly pager: ListPager,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly digitalStaffTargets: DigitalStaffTargetRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -91,13 +93,11 @@ export class TargetsService {
   /** Newest first; sortable by `createdAt`, `name`. */
   async list(query: TargetQueryDto): Promise<Page<TargetDto>> {
     const order = toOrder(query.sort, TARGET_SORT_FIELDS, { createdAt: 'DESC' });
-    const [rows, total] = await this.dataSource.getRepository(TargetEntity).findAndCount({
+    const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(TargetEntity), {
       where: query.kind ? { kind: query.kind } : {},
-      order: { ...order, id: 'ASC' },
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return toPage(rows.map(toTargetDto), total, query);
+      order,
+    }, query);
+    return toPage(rows.map(toTargetDto), slice, query);
   }
 
   /** @throws NotFoundException (404) */

@@ -1,0 +1,38 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ConfigVariable, declareConfig } from '../../config/config-variable';
+
+const GROUP = 'Lists and search';
+
+/** Variables of every paged list (src/common/paging; issue 23 item 1: totals stay cheap). */
+export class PagingVariables {
+  @ConfigVariable({
+    group: GROUP,
+    description:
+      'a list counts its `totalElements` exactly up to this many rows (one `LIMIT cap + 1` count); past it the total is the planner\'s estimate, reused for PAGING_TOTAL_CACHE_TTL_MS, and the page says `totalElementsExact: false`',
+    unit: 'count',
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100_000_000)
+  PAGING_TOTAL_EXACT_CAP: number = 10_000;
+
+  @ConfigVariable({
+    group: GROUP,
+    description: 'how long an estimated total (past PAGING_TOTAL_EXACT_CAP) is reused for the same list and filters; 0 = estimate on every page',
+    unit: 'ms',
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(86_400_000)
+  PAGING_TOTAL_CACHE_TTL_MS: number = 60_000;
+}
+
+/** The core's `paging` slice: the exact-count cap (rows) and the estimate reuse (ms). */
+export const pagingConfig = declareConfig({
+  wing: 'core',
+  variables: PagingVariables,
+  resolve: (vars) => ({
+    paging: { totalExactCap: vars.PAGING_TOTAL_EXACT_CAP, totalCacheTtlMs: vars.PAGING_TOTAL_CACHE_TTL_MS },
+  }),
+});
+
+declare module '../../config/app-config' {
+  interface AppConfig extends ReturnType<typeof pagingConfig.resolve> {}
+}
