@@ -36,4 +36,41 @@ describe('PeriodicSweep', () => {
     expect(passes).toBeGreaterThan(1);
     expect(log.error).toHaveBeenCalledWith('Test sweep failed: database away', expect.any(String));
   });
+
+  it('tells each pass how long the database has answered since a pass found it unavailable', async () => {
+    const seen: number[] = [];
+    let down = false;
+    const sweep = new PeriodicSweep('Test sweep', async ({ databaseAnsweringForMs }) => {
+      seen.push(databaseAnsweringForMs);
+      if (down) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    }, logger());
+    sweep.start(10);
+    await new Promise((resolve) => setTimeout(resolve, 35));
+    expect(seen.every((ms) => ms === Infinity)).toBe(true); // no outage seen yet
+    down = true;
+    await new Promise((resolve) => setTimeout(resolve, 35));
+    down = false;
+    const recoveredAt = seen.length;
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await sweep.stop();
+    const after = seen.slice(recoveredAt);
+    expect(after[0]).toBe(0); // the first pass after the outage
+    expect(after.length).toBeGreaterThan(3);
+    expect(after.slice(1).every((ms, index) => ms > 0 && ms >= after[index])).toBe(true); // then counting up
+    expect(PeriodicSweep.outageGraceOver({ databaseAnsweringForMs: after[1] }, 1_000)).toBe(false);
+    expect(PeriodicSweep.outageGraceOver({ databaseAnsweringForMs: Infinity }, 1_000)).toBe(true);
+  });
+
+  it('does not count a failure that is not an outage', async () => {
+    const seen: number[] = [];
+    const sweep = new PeriodicSweep('Test sweep', async ({ databaseAnsweringForMs }) => {
+      seen.push(databaseAnsweringForMs);
+      throw new Error('syntax error at or near "SELEC"');
+    }, logger());
+    sweep.start(5);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await sweep.stop();
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.every((ms) => ms === Infinity)).toBe(true);
+  });
 });

@@ -159,6 +159,8 @@ export class RunExecutor implements OnModuleDestroy {
     } catch (error) {
       if (error instanceof RunInterruptedError || this.stopping) throw error; // retried by the queue, not a failed run
       if (lease.lost) return; // the new holder decides how the run ends
+      // The database went away (issue 20): not the run's fault; the job's retry or the sweep resumes it.
+      if (classifyDatabaseError(error)?.status === 503) throw error;
       this.logger.error(`Run ${runId} failed: ${(error as Error).message}`);
       await this.finish(runId, { status: 'failed', error: (error as Error).message, finishedAt: new Date() });
     }
@@ -171,20 +173,20 @@ export class RunExecutor implements OnModuleDestroy {
     const isCancelled = async () => {
       if (Date.now() - checkedAt > CANCEL_CHECK_MS) {
         checkedAt = Date.now();
-        // While the database is away the run goes on (results wait in retryWhileDatabaseUnavailable); a failed
-        // check must not abandon the cases in flight, or a retried job would send them again.
-        const current = await this.dataSource
-          .getRepository(RunEntity)
-          .findOne({ where: { id: runId }, select: { id: true, status: true } })
-          .catch((error: unknown) => {
-            if (classifyDatabaseError(error)?.status !== 503) throw error;
-            return { status: 'running' as const };
-          });
+        // While the database is away no new case is sent (its result could not be recorded), and a failed check
+        // must not abandon the cases in flight (their results wait in retryWhileDatabaseUnavailable) — issue 20.
+        const current = await retryWhileDatabaseUnavailable(
+          () => this.dataSource.getRepository(RunEntity).findOne({ where: { id: runId }, select: { id: true, status: true } }),
+          { deadlineMs: Infinity, shouldStop: () => this.stopping || lease.lost },
+        ).catch((error: unknown) => {
+          if (classifyDatabaseError(error)?.status !== 503) throw error;
+          return { status: 'running' as const }; // stopping or lease lost: the pool's own check ends the run
+        });
         cancelled = current?.status !== 'running';
       }
       return cancelled;
     };
-    await runBounded(items, concurrency, async () => this.stopping || lease.lost || (await isCancelled()), work);
+    await runBounded(items, concurrency, async () => this.stopping || lease.lost || (await isCancelled()) || this.stopping || lease.lost, work);
     checkedAt = 0;
     return isCancelled();
   }
@@ -234,7 +236,8 @@ export class RunExecutor implements OnModuleDestroy {
     const verdict = status === 'errored' ? { pass: false, score: 0 } : caseVerdict(rules, testCase.threshold);
     if (status !== 'errored') status = verdict.pass ? 'passed' : 'failed';
     // The case was sent: record it once the database answers again rather than sending it a second time later
-    // (issue 20 item 2), for as long as this execution still holds the run.
+    // (issue 20 item 2), however long the outage, for as long as this execution holds the run (the sweep waits a
+    // lease after an outage before taking runs over, so the heartbeat renews first) and the process is not stopping.
     const storeArguments = [
       run.id,
       testCase.id,
@@ -251,8 +254,8 @@ export class RunExecutor implements OnModuleDestroy {
       JSON.stringify(rules.map((rule, ruleIndex) => ({ rule_index: ruleIndex, type: rule.type, pass: rule.pass, score: rule.score, weight: rule.weight, reason: cutStored(rule.reason, RULE_REASON_MAX_CHARS) }))),
     ];
     await retryWhileDatabaseUnavailable(() => this.dataSource.query(STORE_CASE_RESULT_SQL, storeArguments), {
-      deadlineMs: this.config.evalRuns.leaseMs,
-      shouldStop: () => lease.lost,
+      deadlineMs: Infinity,
+      shouldStop: () => lease.lost || this.stopping,
     });
     this.metrics.caseFinished(status);
   }

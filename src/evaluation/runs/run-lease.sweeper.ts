@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { JobsService } from '../../jobs/jobs.service';
 import { RUN_EVALUATION } from './run-jobs';
 import { returnedRows, RUN_SWEEP_LOCK_SQL, TAKE_OVER_EXPIRED_RUNS_SQL } from './run-lease';
-import { PeriodicSweep } from '../../jobs/periodic-sweep';
+import { PeriodicSweep, type SweepContext } from '../../jobs/periodic-sweep';
 
 /** Most runs one pass takes over (the rest wait for the next pass). */
 const MAX_RUNS_PER_PASS = 200;
@@ -24,7 +24,7 @@ const MAX_RUNS_PER_PASS = 200;
 @Injectable()
 export class RunLeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(RunLeaseSweeper.name);
-  private readonly periodic = new PeriodicSweep('Run sweep', () => this.sweep(), this.logger);
+  private readonly periodic = new PeriodicSweep('Run sweep', (context) => this.sweep(context), this.logger);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -43,14 +43,18 @@ export class RunLeaseSweeper implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /**
-   * One pass.
-   * @returns the ids of the runs handed back to the queue (empty when none, or another instance holds the sweep lock)
+   * One pass. After a database outage this sweep saw, it takes nothing over until the database has answered for
+   * EVAL_RUN_LEASE_MS (PeriodicSweep.outageGraceOver): leases ran out during the outage while their holders waited
+   * to renew them, and those holders still have results to store (a take-over would send those cases again).
+   * @param context from PeriodicSweep (default: no outage seen)
+   * @returns the ids of the runs handed back to the queue (empty when none, during the grace after an outage, or
+   *   when another instance holds the sweep lock)
    * @throws the database error (the caller logs it; the next pass tries again)
    */
-  async sweep(): Promise<string[]> {
+  async sweep(context: SweepContext = { databaseAnsweringForMs: Infinity }): Promise<string[]> {
     const ids = await this.dataSource.transaction(async (manager) => {
       const [{ locked }] = (await manager.query(RUN_SWEEP_LOCK_SQL)) as [{ locked: boolean }];
-      if (!locked) return [];
+      if (!locked || !PeriodicSweep.outageGraceOver(context, this.config.evalRuns.leaseMs)) return [];
       const rows = returnedRows<{ id: string }>(await manager.query(TAKE_OVER_EXPIRED_RUNS_SQL, [this.config.evalRuns.leaseMs, MAX_RUNS_PER_PASS]));
       for (const row of rows) await this.jobs.enqueue(RUN_EVALUATION, { runId: row.id }, { manager });
       return rows.map((row) => row.id);
