@@ -30,7 +30,8 @@
 // node:http + one `pg` statement per request answering the staff00 contacts page 0 on the same database — what any
 // Node implementation of a list could at best do on this machine, to read the app's figures against.
 // The data is bulk-inserted with generate_series straight into the app's tables after the app migrated them; the
-// tenants, OAuth2 clients and corps are created through the platform-admin API and the corp API.
+// tenants, OAuth2 clients and corps are created through the platform-admin API and the corp API. The seeder is
+// bench/data-scale/seed.mjs, shared with bench/data-scale (names mix Latin and Chinese for its searches).
 import { spawn, execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -38,6 +39,7 @@ import { createServer as createNetServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { createChatTenants, seedChat } from './data-scale/seed.mjs';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 10);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
@@ -169,47 +171,12 @@ const atriumChat = (args) =>
     execFile(process.execPath, ['dist/src/cli/chat/main.js', ...args], { env: appEnv, timeout: 120_000 }, (error, stdout, stderr) => (error ? reject(new Error(`atrium-chat ${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout))),
   );
 
-/** Bulk data: staff users, contact ways and contacts of every tenant, straight into the app's tables. */
+/**
+ * Bulk data: staff users, contact ways and contacts of every tenant, straight into the app's tables (the seeder
+ * bench/data-scale shares, bench/data-scale/seed.mjs), then the candidate indexes when asked.
+ */
 async function seed(tenants) {
-  const perTenant = Math.floor(CONTACTS / TENANTS);
-  for (const [index, tenant] of tenants.entries()) {
-    const started = now();
-    const params = [tenant.id, tenant.corpId];
-    await sql.query('BEGIN');
-    await sql.query(
-      `INSERT INTO chat_work_user (tenant_id, corp_id, work_chat_user_id, name, mobile, online, created_at, updated_at)
-       SELECT $1, $2::uuid, 'staff' || lpad(i::text, 2, '0'), 'Staff ' || i, '1380000' || lpad(i::text, 4, '0'), i % 3 <> 0, now() - i * interval '1 day', now()
-       FROM generate_series(0, ${STAFF - 1}) AS i`,
-      params,
-    );
-    // Contact ways: the first 50 carry the campaign states the contacts came through (state 0 = the big campaign);
-    // one in ten of the rest has no state; 1% hidden; the first staff user of each has a default way.
-    await sql.query(
-      `INSERT INTO chat_contact_way (tenant_id, corp_id, name, type, scene, state, work_chat_user_ids, config_id, qr_code, remark, skip_verify,
-                                     channel_name, relevance_code, is_default, default_scope, hidden, created_at, updated_at)
-       SELECT $1, $2::uuid, 'Poster ' || i || CASE WHEN i % 7 = 0 THEN ' store' ELSE ' campaign' END, 1, 2,
-              CASE WHEN i = 0 THEN '${BIG_STATE}' WHEN i < 50 OR i % 10 <> 0 THEN 'st-' || i END,
-              jsonb_build_array('staff' || lpad((i % ${STAFF})::text, 2, '0')), 'cfg' || i, 'https://qr.bench.test/' || i, NULL, true,
-              'channel-' || (i % 10), 'store-' || (i % 500), i < ${STAFF}, CASE WHEN i < ${STAFF} THEN 'user:' || $2::text || ':staff' || lpad(i::text, 2, '0') END,
-              i % 100 = 99, now() - (i * interval '20 minutes'), now()
-       FROM generate_series(0, ${WAYS - 1}) AS i`,
-      params,
-    );
-    await sql.query(
-      `INSERT INTO chat_external_contact (tenant_id, corp_id, external_user_id, open_id, work_chat_user_id, name, remark, mobile, tags, state, state_at,
-                                          add_way, added_at, ai_enabled, profile, created_at, updated_at)
-       SELECT $1, $2::uuid, 'wm' || ${index} || 'x' || i, 'oid' || ${index} || 'x' || i,
-              CASE WHEN i % 4 = 0 THEN 'staff00' ELSE 'staff' || lpad((1 + i % ${STAFF - 1})::text, 2, '0') END, 'Customer ' || i,
-              CASE WHEN i % 4 = 0 THEN 'VIP ' || i END, CASE WHEN i % 3 = 0 THEN '139' || lpad(i::text, 8, '0') END, '[]'::jsonb,
-              CASE WHEN (i * 7919) % 1000 < ${Math.round(BIG_STATE_SHARE * 1000)} THEN '${BIG_STATE}' ELSE 'st-' || (1 + i % 49) END,
-              now() - ((i * 7919) % 525600) * interval '1 minute', 1, now() - ((i * 7919) % 525600) * interval '1 minute',
-              i % 40 <> 0, '{}'::jsonb, now() - ((i * 7919) % 525600) * interval '1 minute', now()
-       FROM generate_series(0, ${perTenant - 1}) AS i`,
-      params,
-    );
-    await sql.query('COMMIT');
-    log(`seeded tenant ${tenant.id} (${index + 1}/${tenants.length}): ${STAFF} staff users, ${WAYS} contact ways, ${perTenant} contacts in ${((now() - started) / 1000).toFixed(1)} s`);
-  }
+  await seedChat(sql, tenants, { contacts: CONTACTS, ways: WAYS, staff: STAFF, bigState: BIG_STATE, bigStateShare: BIG_STATE_SHARE, log });
   const started = now();
   if (TRY_INDEXES) {
     for (const statement of CANDIDATE_INDEXES) await sql.query(statement);
@@ -504,18 +471,7 @@ try {
   log(`app up (node ${nodeArgs.join(' ')}): pid ${app.pid}, ${baseUrl}`);
 
   // Tenants, clients and corps through the API: a platform-admin client from the CLI, then /api/platform/*.
-  const admin = JSON.parse(await atriumChat(['client', 'create', '--platform-admin', '--json']));
-  const tokenOf = async (client) => (await expectOk(send('POST', '/oauth/token', { basic: { id: client.clientId, secret: client.clientSecret }, form: { grant_type: 'client_credentials' } }), 'POST /oauth/token')).access_token;
-  const adminToken = await tokenOf(admin);
-  const tenants = [];
-  for (let index = 0; index < TENANTS; index++) {
-    const id = `bench${index}`;
-    await expectOk(send('POST', '/api/platform/tenants', { token: adminToken, json: { id, name: `Bench tenant ${index}` } }), 'POST /api/platform/tenants', 201);
-    const client = await expectOk(send('POST', '/api/platform/clients', { token: adminToken, json: { tenantId: id, scopes: ['chat:read', 'chat:write'] } }), 'POST /api/platform/clients', 201);
-    const token = await tokenOf(client);
-    const corp = await expectOk(send('POST', `/api/${id}/console/workChat/corps`, { token, json: { corpName: CORP_NAME, workChatCorpId: `wwbench${index}`, secret: `bench-secret-${index}` } }), 'POST corps');
-    tenants.push({ id, token, corpId: corp.id });
-  }
+  const tenants = await createChatTenants({ http: { send, expectOk }, atriumChat, count: TENANTS, corpName: CORP_NAME });
   log(`${TENANTS} tenants with a client and a corp`);
   await seed(tenants);
 
