@@ -27,6 +27,7 @@ import { SealedSecretColumns1795500500000 } from './1795500500000-SealedSecretCo
 import { EvaluationRunLease1795500600000 } from './1795500600000-EvaluationRunLease';
 import { ModelConfigResponseFormat1795500700000 } from './1795500700000-ModelConfigResponseFormat';
 import { SharedSecrets1795500800000 } from './1795500800000-SharedSecrets';
+import { ListSortAndSearchIndexes1795600200000 } from './1795600200000-ListSortAndSearchIndexes';
 import { EvaluationDashboardRollups1795600300000 } from './1795600300000-EvaluationDashboardRollups';
 import { ChatSandboxContacts1795403000000 } from './1795403000000-ChatSandboxContacts';
 import { ChatCustomerTodos1795401000000 } from './1795401000000-ChatCustomerTodos';
@@ -65,4 +66,5 @@ export const ALL_MIGRATIONS = [
   ModelConfigResponseFormat1795500700000,
   SharedSecrets1795500800000,
   EvaluationDashboardRollups1795600300000,
+  ListSortAndSearchIndexes1795600200000,
 ];

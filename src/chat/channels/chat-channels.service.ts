@@ -12,7 +12,7 @@ import { DigitalStaffEntity } from '../digital-staff/digital-staff.entity';
 import { ChatChannelEntity } from './chat-channel.entity';
 import { CHAT_CHANNEL_SORT_FIELDS, ChatChannelDto, ChatChannelPageQuery, ChatChannelRequest, toChatChannelDto } from './chat-channel.dto';
 import { normalizeChannelSettings } from './channel.rules';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /**
@@ -53,7 +53,7 @@ export class ChatChannelsService {
     const order = toOrder(query.sort, CHAT_CHANNEL_SORT_FIELDS, { createdAt: 'DESC' });
     const builder = this.dataSource.getRepository(ChatChannelEntity).createQueryBuilder('c').where('c.tenant_id = :tenantId', { tenantId });
     if (query.type) builder.andWhere('c.type = :type', { type: query.type });
-    if (query.name) builder.andWhere("c.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
+    if (query.name) builder.andWhere(...containsMatch('c.name', 'name', query.name));
     if (query.enabled !== undefined) builder.andWhere('c.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`c.${property}`, direction);
     const { rows, ...slice } = await this.pager.page(builder, query);

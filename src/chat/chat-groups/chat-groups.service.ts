@@ -11,7 +11,7 @@ import { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';
 import { ChatGroupEntity } from './chat-group.entity';
 import { CHAT_GROUP_SORT_FIELDS, ChatGroupDto, ChatGroupPageQuery, ChatGroupSaveRequest, toChatGroupDto } from './chat-group.dto';
 import { checkChatGroupTeam } from './chat-group.rules';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /**
@@ -51,7 +51,7 @@ export class ChatGroupsService {
   async list(tenantId: string, query: ChatGroupPageQuery): Promise<Page<ChatGroupDto>> {
     const order = toOrder(query.sort, CHAT_GROUP_SORT_FIELDS, { createdAt: 'DESC' });
     const builder = this.dataSource.getRepository(ChatGroupEntity).createQueryBuilder('g').where('g.tenant_id = :tenantId', { tenantId });
-    if (query.name) builder.andWhere("g.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
+    if (query.name) builder.andWhere(...containsMatch('g.name', 'name', query.name));
     if (query.enabled !== undefined) builder.andWhere('g.enabled = :enabled', { enabled: query.enabled });
     if (query.channelId) builder.andWhere('g.channel_ids @> :channel::jsonb', { channel: JSON.stringify([query.channelId]) });
     if (query.memberUserId) builder.andWhere('g.member_user_ids @> :member::jsonb', { member: JSON.stringify([query.memberUserId]) });

@@ -30,7 +30,7 @@ import {
   requireDigitalStaff,
   requireStaffUsers,
 } from './way-support';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 
 /**
  * What creating or updating a contact way takes, whichever API family the request came from (ContactWayRequestV1,
@@ -435,7 +435,7 @@ function duplicateOr(error: unknown, row: ContactWayEntity): unknown {
 function applyFilters(builder: SelectQueryBuilder<ContactWayEntity>, filter: ContactWayFilter): void {
   if (!filter.includeHidden) builder.andWhere('way.hidden = false');
   if (filter.id !== undefined) builder.andWhere('way.id = :id', { id: filter.id });
-  if (filter.name !== undefined) builder.andWhere("way.name ILIKE :namePattern ESCAPE '\\'", { namePattern: likeContains(filter.name) });
+  if (filter.name !== undefined) builder.andWhere(...containsMatch('way.name', 'namePattern', filter.name));
   if (filter.relevanceCode !== undefined) builder.andWhere('way.relevanceCode = :relevanceCode', { relevanceCode: filter.relevanceCode });
   if (filter.state !== undefined) builder.andWhere('way.state = :state', { state: filter.state });
   if (filter.channelName !== undefined) builder.andWhere('way.channelName = :channelName', { channelName: filter.channelName });

@@ -31,7 +31,7 @@ import {
   toChatContactsExternalDto,
   toExternalContactDtoV1,
 } from './external-contacts.dto';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 
 /**
  * External contacts (chat-management-api.md, External contact; issue 5, "External contacts"): the console's read,
@@ -95,8 +95,8 @@ export class ExternalContactsService {
       builder.andWhere(
         new Brackets((where) =>
           where
-            .where("contact.name ILIKE :pattern ESCAPE '\\'", { pattern: likeContains(query.keyword!) })
-            .orWhere("contact.remark ILIKE :pattern ESCAPE '\\'")
+            .where(...containsMatch('contact.name', 'pattern', query.keyword!))
+            .orWhere(...containsMatch('contact.remark', 'remarkPattern', query.keyword!))
             .orWhere('contact.external_user_id = :keyword', { keyword: query.keyword }),
         ),
       );

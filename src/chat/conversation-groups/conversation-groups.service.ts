@@ -18,7 +18,7 @@ import { ConversationEventDefinitionEntity } from './event-definition.entity';
 import { lockConversationGroups } from './group-locks';
 import { plural, quotedList } from './id-lists';
 import { ConversationTriggerEntity } from './trigger.entity';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /** Everything the reply pipeline needs of a conversation group (see {@link ConversationGroupsService.configuration}). */
@@ -60,7 +60,7 @@ export class ConversationGroupsService {
   async list(tenantId: string, query: UserConversationGroupPageQuery): Promise<Page<UserConversationGroupDTO>> {
     const order = toOrder(query.sort, CONVERSATION_GROUP_SORT_FIELDS, { createdAt: 'DESC' });
     const builder = this.dataSource.getRepository(ConversationGroupEntity).createQueryBuilder('g').where('g.tenant_id = :tenantId', { tenantId });
-    if (query.name) builder.andWhere("g.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
+    if (query.name) builder.andWhere(...containsMatch('g.name', 'name', query.name));
     if (query.enabled !== undefined) builder.andWhere('g.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`g.${property}`, direction);
     const { rows, ...slice } = await this.pager.page(builder, query);

@@ -13,7 +13,7 @@ import {
   WorkChatCorpRelateDto,
 } from './work-chat-corps.dto';
 import { uniqueViolation } from '../common/db-support';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /** Which unique index a duplicate hit, and what to tell the caller. */
@@ -61,7 +61,7 @@ export class WorkChatCorpsService {
     const order = toOrder(query.sort, WORK_CHAT_CORP_SORT_FIELDS, { createdAt: 'DESC' });
     const builder = this.dataSource.getRepository(WorkChatCorpEntity).createQueryBuilder('corp').where('corp.tenant_id = :tenantId', { tenantId });
     if (query.likeCorpName) {
-      builder.andWhere("corp.corp_name ILIKE :pattern ESCAPE '\\'", { pattern: likeContains(query.likeCorpName) });
+      builder.andWhere(...containsMatch('corp.corp_name', 'pattern', query.likeCorpName));
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`corp.${property}`, direction);
     const { rows, ...slice } = await this.pager.page(builder, query);

@@ -12,7 +12,7 @@ import { CHAT_STAFF_SORT_FIELDS, ChatStaffCreateRequestV1, ChatStaffDto, ChatSta
 import { ChatDigitalStaffServiceTimeDto, CreateServiceTimeRequest, toChatDigitalStaffServiceTimeDto } from './service-time.dto';
 import { DigitalStaffServiceTimeEntity } from './service-time.entity';
 import { isInServiceTime, localDayAndMinute, ServiceTimeWindow, validateServiceTime } from './service-time.rules';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /** Whether a digital staff is in service at an instant, and why (for diagnosis and the reply path). */
@@ -69,7 +69,7 @@ export class DigitalStaffService {
   async list(tenantId: string, query: ChatStaffPageQueryV1): Promise<Page<ChatStaffDto>> {
     const order = toOrder(query.sort, CHAT_STAFF_SORT_FIELDS, { createdAt: 'DESC' });
     const builder = this.dataSource.getRepository(DigitalStaffEntity).createQueryBuilder('s').where('s.tenant_id = :tenantId', { tenantId });
-    if (query.name) builder.andWhere("s.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
+    if (query.name) builder.andWhere(...containsMatch('s.name', 'name', query.name));
     if (query.enabled !== undefined) builder.andWhere('s.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`s.${property}`, direction);
     const { rows, ...slice } = await this.pager.page(builder, query);

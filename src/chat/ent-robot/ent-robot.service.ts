@@ -23,7 +23,7 @@ import {
 import { EntRobotGroupEntity } from './ent-robot-group.entity';
 import { EntRobotMessageLogEntity } from './ent-robot-message-log.entity';
 import { checkRobotMessage, maskWebhookKey } from './ent-robot.rules';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /**
@@ -60,7 +60,7 @@ export class EntRobotService {
   async list(tenantId: string, query: EntRobotChatGroupPageQuery): Promise<Page<EntRobotChatGroupDto>> {
     const order = toOrder(query.sort, ENT_ROBOT_GROUP_SORT_FIELDS, { createdAt: 'DESC' });
     const builder = this.dataSource.getRepository(EntRobotGroupEntity).createQueryBuilder('g').where('g.tenant_id = :tenantId', { tenantId });
-    if (query.name) builder.andWhere("g.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
+    if (query.name) builder.andWhere(...containsMatch('g.name', 'name', query.name));
     if (query.enabled !== undefined) builder.andWhere('g.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`g.${property}`, direction);
     const { rows, ...slice } = await this.pager.page(builder, query);

@@ -13,7 +13,7 @@ import { GroupMemberEntity } from './group-member.entity';
 import { diffGroupMembers } from './group-members.rules';
 import { GroupRoomEntity } from './group-room.entity';
 import { DedupQuery, DedupResultDto, GROUP_ROOM_SORT_FIELDS, GroupRoomDetailDto, GroupRoomDto, GroupRoomPageQuery, toGroupRoomDetailDto, toGroupRoomDto } from './group-rooms.dto';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /**
@@ -38,8 +38,7 @@ export class GroupRoomsService {
     if (query.corpId) builder.andWhere('room.corp_id = :corpId', { corpId: query.corpId });
     if (query.aiEnabled !== undefined) builder.andWhere('room.ai_enabled = :aiEnabled', { aiEnabled: query.aiEnabled });
     if (query.keyword) {
-      const pattern = likeContains(query.keyword);
-      builder.andWhere(new Brackets((where) => where.where("room.name ILIKE :pattern ESCAPE '\\'", { pattern }).orWhere('room.chat_id = :keyword', { keyword: query.keyword })));
+      builder.andWhere(new Brackets((where) => where.where(...containsMatch('room.name', 'pattern', query.keyword!)).orWhere('room.chat_id = :keyword', { keyword: query.keyword })));
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`room.${property}`, direction);
     const { rows, ...slice } = await this.pager.page(builder, query);

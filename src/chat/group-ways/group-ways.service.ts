@@ -16,7 +16,7 @@ import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { CHAT_PLATFORM, type ChatPlatform, type GroupWayInput } from '../platform/chat-platform.port';
 import { ChatGroupWayPageQuery, ChatGroupWayRequestV1, GROUP_WAY_SORT_FIELDS, GroupWaySceneCodeDefaultDto, GroupWayView, toGroupWaySceneCodeDefaultDto } from './group-way.dto';
 import { GroupWayEntity } from './group-way.entity';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /** Messages of the unique indexes a group way write can hit. */
@@ -197,7 +197,7 @@ export class GroupWaysService {
       builder.andWhere('way.corpId = :corpId', { corpId: corp.id });
     }
     if (query.id !== undefined) builder.andWhere('way.id = :id', { id: query.id });
-    if (query.name !== undefined) builder.andWhere("way.name ILIKE :namePattern ESCAPE '\\'", { namePattern: likeContains(query.name) });
+    if (query.name !== undefined) builder.andWhere(...containsMatch('way.name', 'namePattern', query.name));
     if (query.state !== undefined) builder.andWhere('way.state = :state', { state: query.state });
     if (query.digitalStaffId !== undefined) builder.andWhere('way.digitalStaffId = :digitalStaffId', { digitalStaffId: query.digitalStaffId });
     if (query.conversationGroupId !== undefined) builder.andWhere('way.conversationGroupId = :conversationGroupId', { conversationGroupId: query.conversationGroupId });

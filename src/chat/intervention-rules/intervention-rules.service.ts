@@ -9,7 +9,7 @@ import { InterventionRuleEntity } from './intervention-rule.entity';
 import { INTERVENTION_RULE_SORT_FIELDS, InterventionRuleInputData, InterventionRulePageQuery } from './intervention-rules.dto';
 import { InterventionDecision, InterventionMessage, interventionPatternProblems, matchInterventionRules } from './intervention-rules.rules';
 import { uniqueViolation } from '../common/db-support';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager, type ListSlice } from '../../common/paging/list-pager';
 
 /** Which view a request came through: the field names of its 400s follow it. */
@@ -65,7 +65,7 @@ export class InterventionRulesService {
     const builder = this.dataSource.getRepository(InterventionRuleEntity).createQueryBuilder('rule').where('rule.tenant_id = :tenantId', { tenantId });
     if (query.matchType) builder.andWhere('rule.match_type = :matchType', { matchType: query.matchType });
     if (query.enabled !== undefined) builder.andWhere('rule.enabled = :enabled', { enabled: query.enabled });
-    if (query.name) builder.andWhere("rule.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
+    if (query.name) builder.andWhere(...containsMatch('rule.name', 'name', query.name));
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`rule.${property}`, direction);
     return this.pager.page(builder, query);
   }

@@ -17,7 +17,7 @@ import {
   WorkChatUserPageQuery,
   WorkChatUserRelateDto,
 } from './work-chat-users.dto';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /** How many staff users a bind changed: bound from none, moved from another digital staff, already bound. */
@@ -89,21 +89,21 @@ export class WorkChatUsersService {
         workChatCorpId: query.workChatCorpId,
       });
     }
-    if (query.name) builder.andWhere("u.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
+    if (query.name) builder.andWhere(...containsMatch('u.name', 'name', query.name));
     if (query.mobile !== undefined) builder.andWhere('u.mobile = :mobile', { mobile: query.mobile });
     if (query.userId !== undefined) builder.andWhere('u.user_id = :userId', { userId: query.userId });
     if (query.online !== undefined) builder.andWhere('u.online = :online', { online: query.online });
     if (query.digitalStaffId) builder.andWhere('u.digital_staff_id = :digitalStaffId', { digitalStaffId: query.digitalStaffId });
     if (ids?.length) builder.andWhere('u.work_chat_user_id IN (:...ids)', { ids });
     if (query.keyword) {
-      const keyword = likeContains(query.keyword);
+      const keyword = query.keyword;
       builder.andWhere(
         new Brackets((or) =>
           or
-            .where("u.name ILIKE :keyword ESCAPE '\\'", { keyword })
-            .orWhere("u.mobile ILIKE :keyword ESCAPE '\\'")
-            .orWhere("u.user_id ILIKE :keyword ESCAPE '\\'")
-            .orWhere("u.work_chat_user_id ILIKE :keyword ESCAPE '\\'"),
+            .where(...containsMatch('u.name', 'keyword', keyword))
+            .orWhere(...containsMatch('u.mobile', 'keywordMobile', keyword))
+            .orWhere(...containsMatch('u.user_id', 'keywordUserId', keyword))
+            .orWhere(...containsMatch('u.work_chat_user_id', 'keywordWorkChatUserId', keyword)),
         ),
       );
     }

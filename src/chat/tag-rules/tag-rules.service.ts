@@ -9,7 +9,7 @@ import { TagRuleEntity } from './tag-rule.entity';
 import { CustomerTagRuleRequest, TAG_RULE_SORT_FIELDS, TagRulePageQuery } from './tag-rules.dto';
 import { TagsForMessage, tagsForMessage } from './tag-rules.rules';
 import { uniqueViolation } from '../common/db-support';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager, type ListSlice } from '../../common/paging/list-pager';
 
 /**
@@ -57,7 +57,7 @@ export class TagRulesService {
     const order = toOrder(query.sort, TAG_RULE_SORT_FIELDS, { createdAt: 'ASC' });
     const builder = this.dataSource.getRepository(TagRuleEntity).createQueryBuilder('rule').where('rule.tenant_id = :tenantId', { tenantId });
     if (query.enabled !== undefined) builder.andWhere('rule.enabled = :enabled', { enabled: query.enabled });
-    if (query.name) builder.andWhere("rule.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
+    if (query.name) builder.andWhere(...containsMatch('rule.name', 'name', query.name));
     if (query.keyword) builder.andWhere('rule.keywords @> :keyword::jsonb', { keyword: JSON.stringify([query.keyword]) });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`rule.${property}`, direction);
     return this.pager.page(builder, query);

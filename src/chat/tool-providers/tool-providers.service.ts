@@ -14,7 +14,7 @@ import { ToolProviderEntity } from './tool-provider.entity';
 import { ajvProblems, buildToolRequest, compileInputSchema, ToolOperation, toolOperationsProblems, ToolSchemaTooLargeError } from './tool-operations.rules';
 import { CreateOrUpdateToolApiProviderRequest, TOOL_PROVIDER_SORT_FIELDS, ToolProviderPageQuery } from './tool-providers.dto';
 import { uniqueViolation } from '../common/db-support';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager, type ListSlice } from '../../common/paging/list-pager';
 
 /** Why a tool call failed (ToolCallError.code). */
@@ -132,7 +132,7 @@ export class ToolProvidersService {
   async list(tenantId: string, query: ToolProviderPageQuery): Promise<ListSlice<ToolProviderEntity>> {
     const order = toOrder(query.sort, TOOL_PROVIDER_SORT_FIELDS, { createdAt: 'DESC' });
     const builder = this.dataSource.getRepository(ToolProviderEntity).createQueryBuilder('provider').where('provider.tenant_id = :tenantId', { tenantId });
-    if (query.name) builder.andWhere("provider.name ILIKE :name ESCAPE '\\'", { name: likeContains(query.name) });
+    if (query.name) builder.andWhere(...containsMatch('provider.name', 'name', query.name));
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`provider.${property}`, direction);
     return this.pager.page(builder, query);
   }

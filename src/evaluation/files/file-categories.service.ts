@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, HttpStatus, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, ILike, IsNull, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager, IsNull, QueryFailedError, Raw } from 'typeorm';
 import { ProblemException } from '../../common/http/problem-details';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { buildCategoryTree, categoryNameKey, findMoveCycle, normalizeCategoryName, pathTo } from './category-tree';
@@ -19,7 +19,7 @@ import {
 import { FileCategoryEntity } from './file-category.entity';
 import { FilesService } from './files.service';
 import { StoredFileEntity } from './stored-file.entity';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /** Serialises changes of the tree's shape (create, rename, move, delete) across instances: a transaction-scoped advisory lock. */
@@ -100,7 +100,7 @@ export class FileCategoriesService {
     const order = toOrder(query.sort, FILE_CATEGORY_SORT_FIELDS, { nameKey: 'ASC' });
     const where = {
       ...(query.parent_id ? { parentId: query.parent_id === 'root' ? IsNull() : query.parent_id.toLowerCase() } : {}),
-      ...(query.q ? { name: ILike(likeContains(query.q)) } : {}),
+      ...(query.q ? { name: Raw((column) => containsMatch(column, 'q', query.q!)[0], containsMatch('', 'q', query.q)[1]) } : {}),
     };
     const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(FileCategoryEntity), {
       where,

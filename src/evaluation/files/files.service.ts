@@ -2,7 +2,7 @@ import { BadRequestException, HttpStatus, Inject, Injectable, Logger, NotFoundEx
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { DataSource, EntityManager, ILike, IsNull } from 'typeorm';
+import { DataSource, EntityManager, IsNull, Raw } from 'typeorm';
 import { ProblemException } from '../../common/http/problem-details';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { detectContentType } from '../../common/storage/content-type';
@@ -11,7 +11,7 @@ import { BLOB_STORAGE, BlobNotFoundError, BlobStorage, BlobTooLargeError } from 
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { FILE_SORT_FIELDS, FileDto, FileQueryDto, toFileDto, UpdateFileDto, UploadFileFieldsDto } from './files.dto';
 import { StoredFileEntity } from './stored-file.entity';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /** Key namespace of evaluation files in the file storage port. */
@@ -107,7 +107,7 @@ export class FilesService {
     const order = toOrder(query.sort, FILE_SORT_FIELDS, { createdAt: 'DESC' });
     const where = {
       ...(query.category_id ? { categoryId: query.category_id === 'root' ? IsNull() : query.category_id.toLowerCase() } : {}),
-      ...(query.q ? { name: ILike(likeContains(query.q)) } : {}),
+      ...(query.q ? { name: Raw((column) => containsMatch(column, 'q', query.q!)[0], containsMatch('', 'q', query.q)[1]) } : {}),
     };
     const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(StoredFileEntity), {
       where,

@@ -5,7 +5,7 @@ import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ScenarioCase, ScenarioEntity } from './scenario.entity';
 import { SCENARIO_SORT_FIELDS, CreateScenarioDto, ScenarioDto, ScenarioQueryDto, ScenarioSummaryDto, UpdateScenarioDto, toScenarioDto } from './scenarios.dto';
 import { nextScenarioVersion } from './syllabus';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /** Refuses two cases with one id: results and comparisons match cases by id. */
@@ -49,7 +49,7 @@ export class ScenariosService {
       .createQueryBuilder('scenario')
       .select(['scenario.id', 'scenario.name', 'scenario.description', 'scenario.metadata', 'scenario.version', 'scenario.createdAt', 'scenario.updatedAt'])
       .addSelect('jsonb_array_length(scenario.cases)', 'case_count');
-    if (query.q) builder.where('scenario.name ILIKE :q', { q: likeContains(query.q) });
+    if (query.q) builder.where(...containsMatch('scenario.name', 'q', query.q));
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
     const { rows, raws, ...slice } = await this.pager.page(builder, query);
     const content = rows.map((row, index) => ({
