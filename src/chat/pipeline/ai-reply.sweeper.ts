@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AiReplyStore } from './ai-reply.store';
 import { updateReturning } from '../contacts/update-returning';
-import { PeriodicSweep } from '../../jobs/periodic-sweep';
+import { PeriodicSweep, type SweepContext } from '../../jobs/periodic-sweep';
 
 /** An open reply state the sweep took over. */
 interface StaleRow {
@@ -32,7 +32,7 @@ interface StaleRow {
 @Injectable()
 export class AiReplySweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(AiReplySweeper.name);
-  private readonly periodic = new PeriodicSweep('AI reply sweep', () => this.sweep(), this.logger);
+  private readonly periodic = new PeriodicSweep('AI reply sweep', (context) => this.sweep(context), this.logger);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -50,15 +50,20 @@ export class AiReplySweeper implements OnApplicationBootstrap, OnModuleDestroy {
     await this.periodic.stop();
   }
 
-  /** One pass. @returns how many reply states were taken over (re-queued or failed) */
-  async sweep(): Promise<number> {
+  /**
+   * One pass; after a database outage this sweep saw, nothing is taken over until the database has answered for
+   * CHAT_AI_REPLY_STALE_MS (leases ran out while their workers waited to renew them; issue 20 item 2).
+   * @param context from PeriodicSweep (default: no outage seen)
+   * @returns how many reply states were taken over (re-queued or failed)
+   */
+  async sweep(context: SweepContext = { databaseAnsweringForMs: Infinity }): Promise<number> {
     const { staleMs, attempts: maxAttempts } = this.config.chatPipeline;
     let requeued = 0;
     const rows = await this.dataSource.transaction(async (manager) => {
       // One instance sweeps at a time (issue 20 item 5); the others skip this pass. SKIP LOCKED below already keeps two
       // sweeps off the same row: the lock saves the duplicate scan and makes a pass's counts its own.
       const [{ locked }] = (await manager.query(`SELECT pg_try_advisory_xact_lock(hashtext('atrium:chat-ai-reply-sweep')) AS locked`)) as [{ locked: boolean }];
-      if (!locked) return [];
+      if (!locked || !PeriodicSweep.outageGraceOver(context, staleMs)) return [];
       const stale = await updateReturning<StaleRow>(
         manager,
         `UPDATE chat_ai_reply SET status = 'queued', worker_id = NULL, lease_until = now() + $1::int * interval '1 millisecond', updated_at = now()

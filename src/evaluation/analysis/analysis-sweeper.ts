@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { JobsService } from '../../jobs/jobs.service';
 import { ANALYSE_CAMPAIGN } from './analysis-jobs';
-import { PeriodicSweep } from '../../jobs/periodic-sweep';
+import { PeriodicSweep, type SweepContext } from '../../jobs/periodic-sweep';
 
 /** A stale record the sweep took over. */
 interface StaleRow {
@@ -26,7 +26,7 @@ interface StaleRow {
 @Injectable()
 export class AnalysisSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(AnalysisSweeper.name);
-  private readonly periodic = new PeriodicSweep('Analysis sweep', () => this.sweep(), this.logger);
+  private readonly periodic = new PeriodicSweep('Analysis sweep', (context) => this.sweep(context), this.logger);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -45,16 +45,19 @@ export class AnalysisSweeper implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /**
-   * One pass. @returns how many records were taken over (re-enqueued or failed)
+   * One pass; after a database outage this sweep saw, nothing is taken over until the database has answered for
+   * EVAL_ANALYSIS_STALE_MS (heartbeats went stale while their workers waited to write them; issue 20 item 2).
+   * @param context from PeriodicSweep (default: no outage seen)
+   * @returns how many records were taken over (re-enqueued or failed)
    */
-  async sweep(): Promise<number> {
+  async sweep(context: SweepContext = { databaseAnsweringForMs: Infinity }): Promise<number> {
     const { staleMs, maxRuns } = this.config.evaluation.analysis;
     let resumed = 0;
     const rows = await this.dataSource.transaction(async (manager) => {
       // One instance sweeps at a time (issue 20 item 5); the others skip this pass. SKIP LOCKED below already keeps two
       // sweeps off the same row: the lock saves the duplicate scan and makes a pass's counts its own.
       const [{ locked }] = (await manager.query(`SELECT pg_try_advisory_xact_lock(hashtext('atrium:eval-analysis-sweep')) AS locked`)) as [{ locked: boolean }];
-      if (!locked) return [];
+      if (!locked || !PeriodicSweep.outageGraceOver(context, staleMs)) return [];
       const [stale] = (await manager.query(
         `UPDATE eval_campaign_analysis SET worker_id = NULL, heartbeat_at = now(), updated_at = now()
           WHERE id IN (
