@@ -176,7 +176,7 @@ export class CampaignResultsQuery {
     const params: unknown[] = [campaignId, TERMINAL_RUN_STATUSES];
     if (options.runIds) params.push(options.runIds);
     const runRows: { id: string; scenario_id: string | null; status: RunStatus; expected: number }[] = await manager.query(
-      `SELECT id, scenario_id, status, jsonb_array_length(cases) * repeat_count AS expected
+      `SELECT id, scenario_id, status, case_count * repeat_count AS expected
          FROM eval_run
         WHERE campaign_id = $1 AND status = ANY($2::varchar[])${options.runIds ? ' AND id = ANY($3::uuid[])' : ''}
         ORDER BY created_at, id`,

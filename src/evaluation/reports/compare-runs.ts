@@ -47,25 +47,33 @@ export function compareRuns(
   const groupA = group(a.cases);
   const groupB = group(b.cases);
   const ids = [...new Set([...groupA.keys(), ...groupB.keys()])];
-  const cases = ids.map((caseId) => {
-    const resultsA = groupA.get(caseId);
-    const resultsB = groupB.get(caseId);
-    const statusA = resultsA ? caseOutcome(resultsA) : null;
-    const statusB = resultsB ? caseOutcome(resultsB) : null;
-    return {
-      case_id: caseId,
-      status_a: statusA,
-      status_b: statusB,
-      score_a: resultsA ? meanScore(resultsA) : null,
-      score_b: resultsB ? meanScore(resultsB) : null,
-      changed: statusA !== statusB,
-    };
-  });
+  const cases = ids.map((caseId) => caseDifference(caseId, groupA.get(caseId), groupB.get(caseId)));
+  return { delta: comparisonDelta(a.summary, b.summary), cases };
+}
+
+/** The deltas run_b − run_a of two runs' summaries (a missing summary counts 0). */
+export function comparisonDelta(a: RunSummary | null, b: RunSummary | null): ComparisonDelta {
   const value = (summary: RunSummary | null, field: keyof ComparisonDelta) => (summary ? summary[field] : 0);
-  const delta = {
-    pass_rate: Math.round((value(b.summary, 'pass_rate') - value(a.summary, 'pass_rate')) * 10_000) / 10_000,
-    passed_cases: value(b.summary, 'passed_cases') - value(a.summary, 'passed_cases'),
-    passed_rules: value(b.summary, 'passed_rules') - value(a.summary, 'passed_rules'),
+  return {
+    pass_rate: Math.round((value(b, 'pass_rate') - value(a, 'pass_rate')) * 10_000) / 10_000,
+    passed_cases: value(b, 'passed_cases') - value(a, 'passed_cases'),
+    passed_rules: value(b, 'passed_rules') - value(a, 'passed_rules'),
   };
-  return { delta, cases };
+}
+
+/**
+ * One case of a comparison from its results in each run (in repetition order; undefined when the case has none in
+ * that run): outcome folded over repetitions, mean score rounded to 4 decimals, `changed` when the outcomes differ.
+ */
+export function caseDifference(caseId: string, resultsA: Pick<ReportCase, 'status' | 'score'>[] | undefined, resultsB: Pick<ReportCase, 'status' | 'score'>[] | undefined): CaseDifference {
+  const statusA = resultsA ? caseOutcome(resultsA) : null;
+  const statusB = resultsB ? caseOutcome(resultsB) : null;
+  return {
+    case_id: caseId,
+    status_a: statusA,
+    status_b: statusB,
+    score_a: resultsA ? meanScore(resultsA) : null,
+    score_b: resultsB ? meanScore(resultsB) : null,
+    changed: statusA !== statusB,
+  };
 }

@@ -1,4 +1,4 @@
-import type { RunReport } from './report.types';
+import type { ReportCase, ReportRule, RunReport } from './report.types';
 
 /** Escapes text for a Markdown table cell or line (pipes, newlines, backticks kept readable). */
 function cell(text: string | number | null | undefined): string {
@@ -9,10 +9,10 @@ function cell(text: string | number | null | undefined): string {
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 
 /**
- * Renders a run report as Markdown (evaluation-platform.md, Endpoints: Markdown report): header with scenario,
- * `v<n>`, target and times; the summary; every failed rule and errored case with its reason; then all cases.
+ * The Markdown report's opening (header table, summary) down to the `## Failures` heading and its blank line; each
+ * string is one line. The report's pieces are separate so it can be streamed case by case (issue 23 item 3).
  */
-export function renderReportMarkdown(report: RunReport): string {
+export function markdownHead(report: Omit<RunReport, 'cases'>): string[] {
   const { header, summary } = report;
   const lines: string[] = [
     `# Evaluation report: ${cell(header.scenario_name)} ${header.version}`,
@@ -43,22 +43,39 @@ export function renderReportMarkdown(report: RunReport): string {
   } else {
     lines.push('_The run has no summary yet._');
   }
-  const failures = report.cases.filter((item) => item.status !== 'passed');
   lines.push('', '## Failures', '');
-  if (failures.length === 0) lines.push('None: every case passed.');
-  for (const item of failures) {
-    const label = `${item.case_id}${item.repeat_index > 0 ? ` (repeat ${item.repeat_index + 1})` : ''}`;
-    if (item.status === 'errored') {
-      lines.push(`- **${cell(label)}** errored: ${cell(item.error)}`);
-      continue;
-    }
-    for (const rule of item.rules.filter((candidate) => !candidate.pass)) {
-      lines.push(`- **${cell(label)}** rule ${rule.index + 1} \`${rule.type}\` failed: ${cell(rule.reason)}`);
-    }
-  }
-  lines.push('', '## Cases', '', '| Case | Status | Score | Latency (ms) | Output |', '|---|---|---|---|---|');
-  for (const item of report.cases) {
-    lines.push(`| ${cell(item.case_id)}${item.repeat_index > 0 ? ` #${item.repeat_index + 1}` : ''} | ${item.status} | ${cell(item.score)} | ${cell(item.latency_ms)} | ${cell(item.output)} |`);
-  }
+  return lines;
+}
+
+/** The line written under `## Failures` when no case failed or errored. */
+export const MARKDOWN_NO_FAILURES = 'None: every case passed.';
+
+/** The `## Failures` lines of one case: its error when errored, else one line per failed rule; none when it passed. */
+export function markdownFailureLines(item: Pick<ReportCase, 'case_id' | 'repeat_index' | 'status' | 'error'> & { rules: Pick<ReportRule, 'index' | 'type' | 'pass' | 'reason'>[] }): string[] {
+  if (item.status === 'passed') return [];
+  const label = `${item.case_id}${item.repeat_index > 0 ? ` (repeat ${item.repeat_index + 1})` : ''}`;
+  if (item.status === 'errored') return [`- **${cell(label)}** errored: ${cell(item.error)}`];
+  return item.rules.filter((candidate) => !candidate.pass).map((rule) => `- **${cell(label)}** rule ${rule.index + 1} \`${rule.type}\` failed: ${cell(rule.reason)}`);
+}
+
+/** The lines between the failures and the first case row: the `## Cases` heading and the table's head. */
+export const MARKDOWN_CASES_HEAD = ['', '## Cases', '', '| Case | Status | Score | Latency (ms) | Output |', '|---|---|---|---|---|'];
+
+/** One case's row of the `## Cases` table. */
+export function markdownCaseRow(item: Pick<ReportCase, 'case_id' | 'repeat_index' | 'status' | 'score' | 'latency_ms' | 'output'>): string {
+  return `| ${cell(item.case_id)}${item.repeat_index > 0 ? ` #${item.repeat_index + 1}` : ''} | ${item.status} | ${cell(item.score)} | ${cell(item.latency_ms)} | ${cell(item.output)} |`;
+}
+
+/**
+ * Renders a run report as Markdown (evaluation-platform.md, Endpoints: Markdown report): header with scenario,
+ * `v<n>`, target and times; the summary; every failed rule and errored case with its reason; then all cases.
+ * The streamed report (ReportsService.markdown) writes the same lines from the same pieces.
+ */
+export function renderReportMarkdown(report: RunReport): string {
+  const lines = markdownHead(report);
+  const failures = report.cases.flatMap((item) => markdownFailureLines(item));
+  if (failures.length === 0 && !report.cases.some((item) => item.status !== 'passed')) lines.push(MARKDOWN_NO_FAILURES);
+  lines.push(...failures, ...MARKDOWN_CASES_HEAD);
+  for (const item of report.cases) lines.push(markdownCaseRow(item));
   return `${lines.join('\n')}\n`;
 }

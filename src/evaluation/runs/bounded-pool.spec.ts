@@ -1,4 +1,4 @@
-import { runBounded } from './bounded-pool';
+import { runBounded, runBoundedFrom } from './bounded-pool';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -50,5 +50,41 @@ describe('runBounded', () => {
   it('runs nothing for no items and propagates the first error', async () => {
     await expect(runBounded([], 3, () => false, async () => undefined)).resolves.toBe(0);
     await expect(runBounded([1, 2, 3], 2, () => false, async (item) => { if (item === 2) throw new Error('boom'); })).rejects.toThrow('boom');
+  });
+});
+
+describe('runBoundedFrom', () => {
+  const source = (count: number) => {
+    let next = 0;
+    let pulling = false;
+    return async () => {
+      if (pulling) throw new Error('pulls overlapped');
+      pulling = true;
+      await tick();
+      pulling = false;
+      return next < count ? next++ : undefined;
+    };
+  };
+
+  it('pulls every item once, never two pulls at a time, with at most `concurrency` in flight', async () => {
+    const seen: number[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const taken = await runBoundedFrom(source(40), 6, () => false, async (item) => {
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      seen.push(item);
+      inFlight--;
+    });
+    expect(taken).toBe(40);
+    expect([...seen].sort((a, b) => a - b)).toStrictEqual(Array.from({ length: 40 }, (_, index) => index));
+    expect(maxInFlight).toBe(6);
+  });
+
+  it('stops pulling once shouldStop answers true, and passes on a failed pull', async () => {
+    let calls = 0;
+    const taken = await runBoundedFrom(source(100), 3, () => ++calls > 5, async () => tick());
+    expect(taken).toBeLessThanOrEqual(5);
+    await expect(runBoundedFrom(async () => { throw new Error('database away'); }, 3, () => false, async () => undefined)).rejects.toThrow('database away');
   });
 });

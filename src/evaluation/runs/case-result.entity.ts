@@ -15,6 +15,7 @@ export interface TranscriptTurn {
  */
 @Entity({ name: 'eval_case_result' })
 @Index('ux_eval_case_result_run_case', ['runId', 'caseId', 'repeatIndex'], { unique: true })
+@Index('ix_eval_case_result_run_position', ['runId', 'position', 'repeatIndex'])
 export class CaseResultEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;

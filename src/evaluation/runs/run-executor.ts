@@ -10,14 +10,15 @@ import { ModelConfigEntity } from '../model-configs/model-config.entity';
 import { caseVerdict } from '../rules/case-verdict';
 import { evaluateRule, validateRuleDefaults } from '../rules/rule-evaluator';
 import type { RubricJudge, RuleDefaults } from '../rules/rule.types';
-import { summariseRun } from '../rules/run-summary';
 import { settleCampaignOfRun } from '../campaigns/campaign-settlement';
-import type { ScenarioCase } from '../scenarios/scenario.entity';
 import { ChannelError, ChatTurn, sendWithRetry, TargetChannel } from '../targets/channels';
 import { TargetEntity } from '../targets/target.entity';
 import { TargetsService } from '../targets/targets.service';
-import { CaseResultEntity, CaseStatus, TranscriptTurn } from './case-result.entity';
-import { runBounded } from './bounded-pool';
+import { CaseStatus, TranscriptTurn } from './case-result.entity';
+import { runBoundedFrom } from './bounded-pool';
+import { pendingRunItems, QueryRows, RunWorkItem } from './run-case-pages';
+import { RunResultWriter, STORE_CASE_RESULTS_SQL, StoredCaseResult } from './run-result-writer';
+import { summariseStoredRun } from './run-summary.query';
 import { RUN_EVALUATION } from './run-jobs';
 import { LIVE_RUN_STATUSES, RunEntity } from './run.entity';
 import { createRubricJudge } from './rubric-judge';
@@ -39,28 +40,7 @@ class RunInterruptedError extends Error {
   }
 }
 
-/**
- * Stores one case result and its rule results in one statement (atomic without a transaction, one round trip:
- * the per-case BEGIN/INSERT/INSERT/COMMIT through the query builder cost ~1 ms of app CPU per case and most of the
- * garbage of a 20,000-case run). A result already stored by an earlier attempt is left alone (unique index), and
- * then no rule rows are added. $13 is a JSON array of rule results.
- */
-const STORE_CASE_RESULT_SQL = `
-  WITH stored AS (
-    INSERT INTO eval_case_result (run_id, case_id, repeat_index, position, status, output, latency_ms, score, error, transcript, rules_passed, rules_total, finished_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, now())
-    ON CONFLICT (run_id, case_id, repeat_index) DO NOTHING
-    RETURNING id
-  )
-  INSERT INTO eval_rule_result (case_result_id, rule_index, type, pass, score, weight, reason)
-  SELECT stored.id, rule.rule_index, rule.type, rule.pass, rule.score, rule.weight, rule.reason
-  FROM stored, jsonb_to_recordset($13::jsonb) AS rule(rule_index integer, type varchar, pass boolean, score real, weight real, reason text)`;
-
-interface WorkItem {
-  testCase: ScenarioCase;
-  position: number;
-  repeatIndex: number;
-}
+type WorkItem = RunWorkItem;
 
 /** One execution's hold on its run (see run-lease.ts). */
 interface LeaseHold {
@@ -71,7 +51,9 @@ interface LeaseHold {
 
 /**
  * Executes runs (issue 3: Run). Cases go to the target through its channel with at most min(run concurrency,
- * target max_concurrency) in flight; each finished case is stored with its rule verdicts in one transaction.
+ * target max_concurrency) in flight, read from the run's case rows in keyset pages (EVAL_RUN_CASE_PAGE_SIZE); finished
+ * cases are stored with their rule verdicts in batches (EVAL_RUN_RESULT_BATCH_SIZE, EVAL_RUN_RESULT_FLUSH_MS), so the
+ * run's memory does not grow with its cases (issue 14 item 3).
  * A target error or timeout marks that case errored, never the run failed. The job is idempotent: after a
  * restart it resumes and skips every (case, repetition) already stored (also guarded by a unique index).
  *
@@ -145,14 +127,21 @@ export class RunExecutor implements OnModuleDestroy {
       if (!target) throw new Error('The target was deleted before the run finished.');
       const channel = this.metrics.countingRetries(this.targets.channelFor(target));
       const judge = await this.judgeFor(run);
-      const done = await this.finishedItems(runId);
-      const items: WorkItem[] = [];
-      for (let repeatIndex = 0; repeatIndex < run.repeatCount; repeatIndex++) {
-        run.cases.forEach((testCase, position) => {
-          if (!done.has(`${testCase.id}\u0000${repeatIndex}`)) items.push({ testCase, position, repeatIndex });
-        });
+      // Cases are read in keyset pages and results written in batches (issue 14 item 3): memory is bounded by
+      // concurrency × page size, never by the run's number of cases. A resumed run skips what is already stored.
+      const query: QueryRows = (sql, parameters) => this.dataSource.query(sql, parameters);
+      const { casePageSize, resultBatchSize, resultFlushMs } = this.config.evalRuns;
+      const next = pendingRunItems(query, runId, run.repeatCount, casePageSize);
+      const writer = new RunResultWriter((batch) => this.storeResults(runId, batch, lease), resultBatchSize, resultFlushMs);
+      let cancelled: boolean;
+      try {
+        cancelled = await this.runPool(next, Math.min(run.concurrency, target.maxConcurrency), runId, lease, (item) => this.runCase(run, channel, judge, item, lease, writer));
+      } catch (error) {
+        // What was sent is recorded also when the pool stopped on an error; that error is the one reported.
+        await writer.flush().catch((flushError: Error) => this.logger.warn(`Run ${runId}: could not store the last results: ${flushError.message}`));
+        throw error;
       }
-      const cancelled = await this.runPool(items, Math.min(run.concurrency, target.maxConcurrency), runId, lease, (item) => this.runCase(run, channel, judge, item, lease));
+      await writer.flush();
       if (cancelled || lease.lost) return;
       if (this.stopping) throw new RunInterruptedError(runId);
       await this.complete(run, startedAt);
@@ -167,7 +156,7 @@ export class RunExecutor implements OnModuleDestroy {
   }
 
   /** Runs `work` over `items` with `concurrency` in flight; stops taking new items once the run is cancelled. @returns true when cancelled */
-  private async runPool(items: WorkItem[], concurrency: number, runId: string, lease: LeaseHold, work: (item: WorkItem) => Promise<void>): Promise<boolean> {
+  private async runPool(next: () => Promise<WorkItem | undefined>, concurrency: number, runId: string, lease: LeaseHold, work: (item: WorkItem) => Promise<void>): Promise<boolean> {
     let cancelled = false;
     let checkedAt = 0;
     const isCancelled = async () => {
@@ -186,13 +175,13 @@ export class RunExecutor implements OnModuleDestroy {
       }
       return cancelled;
     };
-    await runBounded(items, concurrency, async () => this.stopping || lease.lost || (await isCancelled()) || this.stopping || lease.lost, work);
+    await runBoundedFrom(next, concurrency, async () => this.stopping || lease.lost || (await isCancelled()) || this.stopping || lease.lost, work);
     checkedAt = 0;
     return isCancelled();
   }
 
-  /** Sends one case's turns, judges the last reply, stores the result. */
-  private async runCase(run: RunEntity, channel: TargetChannel, judge: RubricJudge | undefined, item: WorkItem, lease: LeaseHold): Promise<void> {
+  /** Sends one case's turns, judges the last reply, hands the result to the run's writer. */
+  private async runCase(run: RunEntity, channel: TargetChannel, judge: RubricJudge | undefined, item: WorkItem, lease: LeaseHold, writer: RunResultWriter): Promise<void> {
     const { testCase, repeatIndex } = item;
     const messages = testCase.turns ?? [testCase.input ?? ''];
     const history: ChatTurn[] = [];
@@ -238,39 +227,37 @@ export class RunExecutor implements OnModuleDestroy {
     // The case was sent: record it once the database answers again rather than sending it a second time later
     // (issue 20 item 2), however long the outage, for as long as this execution holds the run (the sweep waits a
     // lease after an outage before taking runs over, so the heartbeat renews first) and the process is not stopping.
-    const storeArguments = [
-      run.id,
-      testCase.id,
-      repeatIndex,
-      item.position,
+    // The writer stores it in a batch (storeResults).
+    await writer.add({
+      case_id: testCase.id,
+      repeat_index: repeatIndex,
+      position: item.position,
       status,
       output,
-      latencyMs === null ? null : Math.round(latencyMs),
-      status === 'errored' ? null : verdict.score,
-      error === null ? null : cutStored(error, CASE_ERROR_MAX_CHARS),
-      JSON.stringify(transcript),
-      rules.filter((rule) => rule.pass).length,
-      rules.length,
-      JSON.stringify(rules.map((rule, ruleIndex) => ({ rule_index: ruleIndex, type: rule.type, pass: rule.pass, score: rule.score, weight: rule.weight, reason: cutStored(rule.reason, RULE_REASON_MAX_CHARS) }))),
-    ];
-    await retryWhileDatabaseUnavailable(() => this.dataSource.query(STORE_CASE_RESULT_SQL, storeArguments), {
-      deadlineMs: Infinity,
-      shouldStop: () => lease.lost || this.stopping,
+      latency_ms: latencyMs === null ? null : Math.round(latencyMs),
+      score: status === 'errored' ? null : verdict.score,
+      error: error === null ? null : cutStored(error, CASE_ERROR_MAX_CHARS),
+      transcript,
+      rules_passed: rules.filter((rule) => rule.pass).length,
+      rules_total: rules.length,
+      rules: rules.map((rule, ruleIndex) => ({ rule_index: ruleIndex, type: rule.type, pass: rule.pass, score: rule.score, weight: rule.weight, reason: cutStored(rule.reason, RULE_REASON_MAX_CHARS) })),
     });
     this.metrics.caseFinished(status);
   }
 
-  /** Stores the summary, computed from the stored case results, and marks the run completed. */
-  private async complete(run: RunEntity, startedAt: Date): Promise<void> {
-    const rows = await this.dataSource.getRepository(CaseResultEntity).find({
-      where: { runId: run.id },
-      select: { status: true, latencyMs: true, rulesPassed: true, rulesTotal: true },
+  /** Stores one batch of results (the writer's store), retried while the database is away (see runCase). */
+  private async storeResults(runId: string, batch: StoredCaseResult[], lease: LeaseHold): Promise<void> {
+    const json = JSON.stringify(batch);
+    await retryWhileDatabaseUnavailable(() => this.dataSource.query(STORE_CASE_RESULTS_SQL, [runId, json]), {
+      deadlineMs: Infinity,
+      shouldStop: () => lease.lost || this.stopping,
     });
+  }
+
+  /** Stores the summary, computed by PostgreSQL from the stored case results, and marks the run completed. */
+  private async complete(run: RunEntity, startedAt: Date): Promise<void> {
     const finishedAt = new Date();
-    const summary = summariseRun(
-      rows.map((row) => ({ status: row.status, latencyMs: row.latencyMs, rulesPassed: row.rulesPassed, rulesTotal: row.rulesTotal })),
-      finishedAt.getTime() - startedAt.getTime(),
-    );
+    const summary = await summariseStoredRun((sql, parameters) => this.dataSource.query(sql, parameters), run.id, finishedAt.getTime() - startedAt.getTime());
     await this.finish(run.id, { status: 'completed', summary, finishedAt });
   }
 
@@ -281,12 +268,6 @@ export class RunExecutor implements OnModuleDestroy {
       if (result.affected) await this.webhook.schedule(runId, manager);
       if (result.affected) await settleCampaignOfRun(manager, runId); // the last run of a campaign to end completes it
     });
-  }
-
-  /** Keys `caseId\0repeatIndex` of the results already stored. */
-  private async finishedItems(runId: string): Promise<Set<string>> {
-    const rows = await this.dataSource.getRepository(CaseResultEntity).find({ where: { runId }, select: { caseId: true, repeatIndex: true } });
-    return new Set(rows.map((row) => `${row.caseId}\u0000${row.repeatIndex}`));
   }
 
   /**

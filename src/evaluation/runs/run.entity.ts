@@ -1,6 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { RunSummary } from '../rules/run-summary';
-import type { ScenarioCase } from '../scenarios/scenario.entity';
 
 export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -11,7 +10,8 @@ export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
 /**
  * One run of a scenario against a target (evaluation-platform.md, Resources: Run). It snapshots the scenario's
- * version and cases at creation, so later edits never change it; names are snapshotted for lists and reports.
+ * version and cases at creation (the cases as `eval_run_case` rows), so later edits never change it; names are
+ * snapshotted for lists and reports.
  */
 @Entity({ name: 'eval_run' })
 @Index('ix_eval_run_created', ['createdAt', 'id'])
@@ -57,9 +57,12 @@ export class RunEntity {
   @Column({ type: 'integer' })
   repeatCount: number;
 
-  /** The cases as they were when the run was created. */
-  @Column({ type: 'jsonb' })
-  cases: ScenarioCase[];
+  /**
+   * How many cases the run's snapshot holds (the cases themselves are rows of `eval_run_case`, run-case.entity.ts),
+   * so a poll never reads the snapshot (issue 23 item 3).
+   */
+  @Column({ type: 'integer' })
+  caseCount: number;
 
   @Column({ type: 'jsonb' })
   modelBindings: Record<string, unknown>;

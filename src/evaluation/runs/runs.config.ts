@@ -3,6 +3,7 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ConfigVariable, declareConfig } from '../../config/config-variable';
 
 const RUNS = 'Runs';
+const REPORTS = 'Reports';
 
 /**
  * The evaluation wing's run variables added by issue 19: caps on the model and target text a run stores (item 2) and
@@ -41,11 +42,32 @@ export class RunVariables {
   @ConfigVariable({ group: RUNS, description: 'how often the run sweeper looks for runs whose lease ran out (also once at start-up); one instance at a time (advisory lock)', unit: 'ms' })
   @IsOptional() @Type(() => Number) @IsInt() @Min(100)
   EVAL_RUN_SWEEP_INTERVAL_MS: number = 15_000;
+
+  @ConfigVariable({ group: RUNS, description: 'cases a running run reads from the database at a time (keyset page); with the concurrency, this bounds a run\'s memory', unit: 'count' })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10_000)
+  EVAL_RUN_CASE_PAGE_SIZE: number = 250;
+
+  @ConfigVariable({ group: RUNS, description: 'case results a run stores in one statement', unit: 'count' })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(5_000)
+  EVAL_RUN_RESULT_BATCH_SIZE: number = 100;
+
+  @ConfigVariable({ group: RUNS, description: 'the longest a finished case\'s result waits to be stored with others', unit: 'ms' })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(60_000)
+  EVAL_RUN_RESULT_FLUSH_MS: number = 200;
+
+  @ConfigVariable({ group: REPORTS, description: 'case results a report reads per statement; the pool connection is given back between two reads, so a slow client never holds one', unit: 'count' })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10_000)
+  EVAL_REPORT_BATCH_SIZE: number = 500;
+
+  @ConfigVariable({ group: REPORTS, description: 'largest `size` (cases per page) a paged report accepts', unit: 'count' })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100_000)
+  EVAL_REPORT_PAGE_MAX: number = 1_000;
 }
 
 /**
- * The slice `evalRuns`: `targetReplyMaxChars`, `judgeAnswerMaxChars` (characters), `leaseMs`, `heartbeatMs`,
- * `sweepIntervalMs` (ms).
+ * The slices `evalRuns`: `targetReplyMaxChars`, `judgeAnswerMaxChars` (characters), `leaseMs`, `heartbeatMs`,
+ * `sweepIntervalMs`, `resultFlushMs` (ms), `casePageSize` (cases), `resultBatchSize` (results); and `evalReports`:
+ * `batchSize` (cases per read), `pageMax` (cases per page), issue 23 item 3.
  */
 export const runsConfig = declareConfig({
   wing: 'evaluation',
@@ -58,6 +80,13 @@ export const runsConfig = declareConfig({
       leaseMs: vars.EVAL_RUN_LEASE_MS,
       heartbeatMs: vars.EVAL_RUN_HEARTBEAT_MS,
       sweepIntervalMs: vars.EVAL_RUN_SWEEP_INTERVAL_MS,
+      casePageSize: vars.EVAL_RUN_CASE_PAGE_SIZE,
+      resultBatchSize: vars.EVAL_RUN_RESULT_BATCH_SIZE,
+      resultFlushMs: vars.EVAL_RUN_RESULT_FLUSH_MS,
+    },
+    evalReports: {
+      batchSize: vars.EVAL_REPORT_BATCH_SIZE,
+      pageMax: vars.EVAL_REPORT_PAGE_MAX,
     },
   }),
 });

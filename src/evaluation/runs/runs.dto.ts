@@ -109,7 +109,7 @@ export function toRunDto(run: RunEntity): RunDto {
     campaign_id: run.campaignId,
     concurrency: run.concurrency,
     repeat_count: run.repeatCount,
-    case_count: run.cases.length,
+    case_count: run.caseCount,
     summary: run.summary,
     error: run.error,
     created_at: run.createdAt.toISOString(),

@@ -11,15 +11,16 @@ import { ListPager } from '../../common/paging/list-pager';
 import { LIVE_RUN_STATUSES, RunEntity, RunTrigger } from './run.entity';
 import { RUN_SORT_FIELDS, CreateRunDto, RunDto, RunQueryDto, toRunDto } from './runs.dto';
 
-/** Columns of a run without its case snapshot (lists stay light even for 20,000-case runs). */
+/** Columns of a run a response needs (not its model bindings, LLM settings or lease). */
 const LIST_COLUMNS = [
   'run.id', 'run.scenarioId', 'run.scenarioName', 'run.scenarioVersion', 'run.targetId', 'run.targetName', 'run.status', 'run.triggeredBy',
-  'run.campaignId', 'run.concurrency', 'run.repeatCount', 'run.summary', 'run.error', 'run.createdAt', 'run.startedAt', 'run.finishedAt',
+  'run.campaignId', 'run.concurrency', 'run.repeatCount', 'run.caseCount', 'run.summary', 'run.error', 'run.createdAt', 'run.startedAt', 'run.finishedAt',
 ];
 
-/** Maps a run read by {@link RunsService.lightQuery} (no cases) with its SQL-computed case count. */
-function toLightRunDto(run: RunEntity, raw: unknown): RunDto {
-  return { ...toRunDto({ ...run, cases: [] }), case_count: Number((raw as { case_count: number }).case_count) };
+/** Maps a run read by {@link RunsService.lightQuery}; `case_count` is the stored count (issue 23 item 3). */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars
+function toLightRunDto(run: RunEntity, _raw?: unknown): RunDto {
+  return toRunDto(run);
 }
 
 /**
@@ -38,12 +39,24 @@ export interface InternalRunOptions {
   manager?: EntityManager;
 }
 
-/** Creates a queued run from a scenario row ($1) in one statement; no row when the scenario does not exist. */
+/**
+ * Creates a queued run from a scenario row ($1) in one statement, with its case snapshot as `eval_run_case` rows
+ * (one per case, at its position) and the stored `case_count`; no row when the scenario does not exist. Both
+ * inserts read the scenario under the statement's one snapshot.
+ */
 const INSERT_RUN_FROM_SCENARIO_SQL = `
-  INSERT INTO eval_run (scenario_id, scenario_name, scenario_version, target_id, target_name, status, triggered_by, campaign_id, concurrency, repeat_count, cases, model_bindings, llm_config)
-  SELECT scenario.id, scenario.name, scenario.version, $2, $3, 'queued', $4, $5, $6, $7, scenario.cases, scenario.model_bindings, scenario.llm_config
-  FROM eval_scenario scenario WHERE scenario.id = $1
-  RETURNING id`;
+  WITH run AS (
+    INSERT INTO eval_run (scenario_id, scenario_name, scenario_version, target_id, target_name, status, triggered_by, campaign_id, concurrency, repeat_count, case_count, model_bindings, llm_config)
+    SELECT scenario.id, scenario.name, scenario.version, $2, $3, 'queued', $4, $5, $6, $7, jsonb_array_length(scenario.cases), scenario.model_bindings, scenario.llm_config
+    FROM eval_scenario scenario WHERE scenario.id = $1
+    RETURNING id
+  ), snapshot AS (
+    INSERT INTO eval_run_case (run_id, position, case_id, content)
+    SELECT run.id, item.ordinality - 1, item.value->>'id', item.value
+      FROM run, eval_scenario scenario, jsonb_array_elements(scenario.cases) WITH ORDINALITY AS item(value, ordinality)
+     WHERE scenario.id = $1
+  )
+  SELECT id FROM run`;
 
 /** Runs: creation, reading, listing, cancelling (evaluation-platform.md, Endpoints: /api/runs). */
 @Injectable()
@@ -107,7 +120,7 @@ export class RunsService {
   }
 
   /**
-   * The run as pollers read it, without loading its case snapshot (a 20,000-case snapshot cost ~50 ms per poll).
+   * The run as pollers read it: one row with its stored case count, never the case snapshot (issue 23 item 3).
    * @throws NotFoundException (404)
    */
   async get(id: string): Promise<RunDto> {
@@ -121,9 +134,9 @@ export class RunsService {
     return toLightRunDto(entities[0], raw[0]);
   }
 
-  /** Runs without their case snapshot, with `case_count` computed by PostgreSQL. */
+  /** Runs with the columns a response needs (`case_count` is stored: the case snapshot is never read). */
   private lightQuery(manager: EntityManager = this.dataSource.manager) {
-    return manager.getRepository(RunEntity).createQueryBuilder('run').select(LIST_COLUMNS).addSelect('jsonb_array_length(run.cases)', 'case_count');
+    return manager.getRepository(RunEntity).createQueryBuilder('run').select(LIST_COLUMNS);
   }
 
   /**

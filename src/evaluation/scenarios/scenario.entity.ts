@@ -12,6 +12,8 @@ export interface ScenarioCase {
   rules: RuleDefinition[];
   /** Weighted score (0..1) that passes the case; without it every rule must pass. */
   threshold?: number;
+  /** Labels a report can filter its cases by (`GET /api/reports/{id}?tag=…`, issue 23 item 3). */
+  tags?: string[];
 }
 
 /**

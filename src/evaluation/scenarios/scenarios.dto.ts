@@ -98,6 +98,11 @@ export class ScenarioCaseDto {
   @ApiPropertyOptional({ description: 'Weighted score 0..1 that passes the case; without it every rule must pass.', minimum: 0, maximum: 1 })
   @IsOptional() @IsNumber() @Min(0) @Max(1)
   threshold?: number;
+
+  @ApiPropertyOptional({ description: 'Labels of the case; a run\'s report can be filtered by one (`GET /api/reports/{id}?tag=…`).', type: [String], maxItems: 20, example: ['refunds', 'eu'] })
+  @IsOptional() @IsArray() @ArrayMaxSize(20)
+  @Matches(/^[\p{L}\p{N}][\p{L}\p{N}_.:/ -]{0,63}$/u, { each: true, message: 'each tag must be 1–64 letters, digits, spaces or _ . : / -, starting with a letter or digit' })
+  tags?: string[];
 }
 
 /** Body of `POST /api/scenarios`. A `version` sent by a client is ignored (rule 1). */
