@@ -32,7 +32,6 @@ import { EvaluationRunCaseRows1795600100000 } from './1795600100000-EvaluationRu
 import { EvaluationDashboardRollups1795600300000 } from './1795600300000-EvaluationDashboardRollups';
 import { ChatSandboxContacts1795403000000 } from './1795403000000-ChatSandboxContacts';
 import { ChatCustomerTodos1795401000000 } from './1795401000000-ChatCustomerTodos';
-import { EvaluationSsoState1795600500000 } from './1795600500000-EvaluationSsoState';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -69,6 +68,5 @@ export const ALL_MIGRATIONS = [
   SharedSecrets1795500800000,
   EvaluationDashboardRollups1795600300000,
   EvaluationRunCaseRows1795600100000,
-  EvaluationSsoState1795600500000,
   ListSortAndSearchIndexes1795600200000,
 ];
