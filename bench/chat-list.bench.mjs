@@ -4,7 +4,8 @@
 // filtered contact lists (POST {T}/v1/workChat/contact/external/byLastStates; a staff member's contacts,
 // GET {C}/workChat/{workChatUserId}/contact/external) and contact-way lists (GET {T}/v1/chat/contact/way,
 // GET {T}/v1/workChat/contact/way, GET {C}/workChat/contactWay) at page 0 and at page
-// BENCH_FAR_PAGE (default 1,000) under BENCH_CONNECTIONS concurrent keep-alive connections (default 50), each
+// BENCH_FAR_PAGE (default 1,000) — by offset, and by the keyset `cursor` the page before it answered (issue 23) —
+// under BENCH_CONNECTIONS concurrent keep-alive connections (default 50), each
 // request for a tenant picked round-robin with that tenant's own OAuth2 token. Prints p50 / p99 / max latency and
 // req/s per case (target p99 <= 50 ms), then the EXPLAIN (ANALYZE, BUFFERS) plans of the SQL the app ran for each
 // case (auto_explain on the app's own sessions: the real queries, not copies).
@@ -204,7 +205,7 @@ function cases() {
       table: 'chat_work_corp',
     },
   ];
-  for (const page of [0, FAR_PAGE]) {
+  for (const page of [0, FAR_PAGE, FAR_PAGE - 1]) {
     list.push({
       name: `byLastStates state=${BIG_STATE} p${page}`,
       request: (tenant) => ({ method: 'POST', path: `/api/${tenant.id}/v1/workChat/contact/external/byLastStates?page=${page}&size=${SIZE}`, json: { corpName: CORP_NAME, states: [BIG_STATE] } }),
@@ -245,7 +246,32 @@ function cases() {
       table: 'chat_contact_way',
     });
   }
-  return list.filter((entry) => !ONLY || ONLY.test(entry.name));
+  // Page FAR_PAGE again, opened with the keyset `cursor` the page before it answered (issue 14 note: deep pages are
+  // measured with issue 23's cursor); the FAR_PAGE - 1 entries only serve to fetch those cursors.
+  const beforeFar = list.filter((entry) => entry.name.endsWith(` p${FAR_PAGE - 1}`));
+  const measured = list.filter((entry) => !entry.name.endsWith(` p${FAR_PAGE - 1}`));
+  for (const before of beforeFar) {
+    const cursors = new Map();
+    measured.push({
+      name: before.name.replace(` p${FAR_PAGE - 1}`, ` p${FAR_PAGE} cursor`),
+      table: before.table,
+      /** Fetches each tenant's cursor to page FAR_PAGE; false when the list answers no `nextCursor`. */
+      prepare: async (tenants) => {
+        for (const tenant of tenants) {
+          const { method, path, json } = before.request(tenant);
+          const page = await expectOk(send(method, path, { token: tenant.token, json }), `${before.name}: ${method} ${path}`);
+          if (!page.nextCursor) return false;
+          cursors.set(tenant.id, page.nextCursor);
+        }
+        return true;
+      },
+      request: (tenant) => {
+        const request = before.request(tenant);
+        return { ...request, path: request.path.replace(/([?&])page=\d+/, `$1cursor=${encodeURIComponent(cursors.get(tenant.id) ?? '')}`) };
+      },
+    });
+  }
+  return measured.filter((entry) => !ONLY || ONLY.test(entry.name));
 }
 
 /** `yyyy-MM-dd HH:mm:ss` (UTC) `days` from now. */
@@ -478,6 +504,10 @@ try {
   const entries = cases();
   const appTarget = { url: baseUrl, port, pid: app.pid };
   for (const entry of entries) {
+    if (entry.prepare && !(await entry.prepare(tenants))) {
+      log(`${entry.name}: skipped, the list answers no nextCursor (keyset paging not there yet)`);
+      continue;
+    }
     const { method, path, json } = entry.request(tenants[0]);
     const probe = await expectOk(send(method, path, { token: tenants[0].token, json }), `${entry.name}: ${method} ${path}`);
     entry.rows = `${probe.content.length}/${probe.totalElements}`;
@@ -514,6 +544,22 @@ if (results.length > 0) {
     if (!result.reference) failed ||= !pass;
     const fmt = (value) => (value === undefined ? '-' : value.toFixed(1)).padStart(9);
     console.log(`${result.name.padEnd(44)}${result.rows.padStart(14)}${String(result.requests).padStart(8)}${result.rps.toFixed(0).padStart(8)}${fmt(result.p50)}${fmt(result.p90)}${fmt(result.p99)}${fmt(result.max)}${String(result.errors).padStart(5)}${result.load.toFixed(1).padStart(6)}${result.appCpuPerRequest.toFixed(2).padStart(9)}${result.postgresCpuPerRequest.toFixed(2).padStart(8)}  ${result.reference ? 'reference' : pass ? 'PASS' : 'FAIL'} (p99 <= ${P99_TARGET_MS} ms)`);
+  }
+}
+// Issue 14 acceptance 1, as ratios within this run: page-0 req/s ≥ 60 % of the reference's, app CPU per request
+// ≤ 2× the reference's, and page FAR_PAGE (offset and cursor) ≤ 2× page 0 in app + PostgreSQL CPU per request.
+const reference = results.find((result) => result.reference);
+if (reference && results.length > 1) {
+  console.log(`\nRatios (issue 14 acceptance 1) against the reference row and page 0 of the same list:`);
+  console.log(`${'case'.padEnd(44)}${'req/s÷ref'.padStart(11)}${'cpu÷ref'.padStart(9)}${'(app+pg)÷p0'.padStart(13)}  verdict`);
+  for (const result of results.filter((entry) => !entry.reference)) {
+    const pageZero = results.find((entry) => entry.name === result.name.replace(new RegExp(` p${FAR_PAGE}( cursor)?$`), ' p0'));
+    const isFar = pageZero && pageZero !== result;
+    const rpsRatio = result.rps / reference.rps;
+    const cpuRatio = result.appCpuPerRequest / reference.appCpuPerRequest;
+    const farRatio = isFar ? (result.appCpuPerRequest + result.postgresCpuPerRequest) / (pageZero.appCpuPerRequest + pageZero.postgresCpuPerRequest) : undefined;
+    const verdict = isFar ? (farRatio <= 2 ? 'PASS (<= 2x page 0)' : 'FAIL (<= 2x page 0)') : rpsRatio >= 0.6 && cpuRatio <= 2 ? 'PASS (>= 60 %, <= 2x)' : 'FAIL (>= 60 %, <= 2x)';
+    console.log(`${result.name.padEnd(44)}${`${(rpsRatio * 100).toFixed(0)} %`.padStart(11)}${`${cpuRatio.toFixed(2)}x`.padStart(9)}${(farRatio === undefined ? '-' : `${farRatio.toFixed(2)}x`).padStart(13)}  ${verdict}`);
   }
 }
 for (const plan of plans) {

@@ -36,8 +36,8 @@ const OWNER_TOKEN = 'bench-owner-token-0123456789abcdef';
 const API_KEY = 'bench-eval-api-key-0123456789abcdef';
 /** Query parameters that search names (issue 23 item 2: every like…/keyword parameter). */
 const SEARCH_PARAMS = /^(keyword|q|name|likeCorpName|userName|intentName|title|likeName)$/;
-/** Pages of PAGE_SIZE rows followed through `nextCursor` before the deep cursor page is timed. */
-const DEEP_HOPS = 50;
+/** The deep cursor page: page DEEP_PAGE (or the last but one), opened with the `nextCursor` of the page before it. */
+const DEEP_PAGE = 1000;
 const GROWTH_TARGET = 2;
 
 const work = mkdtempSync(join(tmpdir(), 'atrium-data-scale-'));
@@ -230,24 +230,20 @@ function casesOf(document, context) {
 }
 
 /**
- * Resolves a case's request at this size: the deep cursor (DEEP_HOPS pages of PAGE_SIZE followed through
- * `nextCursor`; a cursor opens only the list, filter and size it came from) or the offset last page.
+ * Resolves a case's request at this size: the deep cursor page (page DEEP_PAGE, or the list's last, through the
+ * `nextCursor` the page before it answered) or the offset last page.
  */
 async function resolveRequest(port, entry) {
   if (entry.kind === 'cursor') {
     const { method, path, json, auth } = entry.deep;
-    let cursor;
-    let rows = 0;
-    for (let hop = 0; hop < DEEP_HOPS; hop++) {
-      const query = new URLSearchParams({ size: String(PAGE_SIZE), ...(cursor ? { cursor } : {}) });
-      const page = await send(port, method, `${path}?${query}`, { ...auth, json });
-      if (page.status !== 200) return { skip: `HTTP ${page.status} ${page.text.slice(0, 120)}` };
-      if (!page.body?.nextCursor) break;
-      cursor = page.body.nextCursor;
-      rows += page.body.content?.length ?? 0;
-    }
-    if (!cursor) return { skip: 'no nextCursor on the first page' };
-    return { request: { method, path: `${path}?${new URLSearchParams({ size: String(PAGE_SIZE), cursor })}`, json, auth }, note: `after ${rows} rows` };
+    const first = await send(port, method, `${path}?page=0&size=${PAGE_SIZE}`, { ...auth, json });
+    if (first.status !== 200) return { skip: `HTTP ${first.status} ${first.text.slice(0, 120)}` };
+    const target = Math.min(DEEP_PAGE, (first.body?.totalPages ?? 0) - 1);
+    if (target < 1) return { skip: `${first.body?.totalPages ?? '?'} page(s)` };
+    const before = await send(port, method, `${path}?page=${target - 1}&size=${PAGE_SIZE}`, { ...auth, json });
+    const cursor = before.body?.nextCursor;
+    if (!cursor) return { skip: `no nextCursor on page ${target - 1}` };
+    return { request: { method, path: `${path}?${new URLSearchParams({ size: String(PAGE_SIZE), cursor })}`, json, auth }, note: `page ${target}` };
   }
   if (entry.kind === 'offset') {
     const { method, path, json, auth } = entry.last;
