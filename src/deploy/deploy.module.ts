@@ -1,4 +1,4 @@
-import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { Inject, MiddlewareConsumer, Module, NestModule, OnModuleInit, RequestMethod } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
 import { GuessLimitsModule } from '../common/auth/guess-limiter';
 import { StorageModule } from '../common/storage/storage.module';
@@ -15,6 +15,7 @@ import { DeployCredentialsService } from './auth/deploy-credentials.service';
 import { DeploymentEntity } from './deployments/deployment.entity';
 import { DeploymentsController } from './deployments/deployments.controller';
 import { DeploymentsService } from './deployments/deployments.service';
+import { siteArchiveUploadGate } from './deployments/site-archive-upload.gate';
 import { SiteReconciler } from './deployments/site-reconciler';
 import { ExecController } from './exec/exec.controller';
 import { ExecSandboxService } from './exec/exec-sandbox.service';
@@ -74,8 +75,13 @@ export function uploadTempDir(config: AppConfig): string {
     ExecService,
   ],
 })
-export class DeployModule implements OnModuleInit {
+export class DeployModule implements OnModuleInit, NestModule {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  /** A deploy upload refused before its body is read (401, 403) closes the connection: the upload stops (issue 14 item 2). */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(siteArchiveUploadGate).forRoutes({ path: 'api/deploy', method: RequestMethod.POST });
+  }
 
   /** Creates the gateway's folders: sites, allowed directories, upload temp (site-publisher makes `.staging`). */
   async onModuleInit(): Promise<void> {

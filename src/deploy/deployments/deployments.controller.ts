@@ -1,5 +1,4 @@
 import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, UploadedFile, UseFilters, UseInterceptors } from '@nestjs/common';
-import { FileInterceptor } from '@nestjs/platform-express';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -14,7 +13,6 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Authenticated, CurrentPrincipal } from '../../common/auth/auth.decorators';
-import { UploadedFileCleanupInterceptor } from '../../common/http/uploaded-file-cleanup.interceptor';
 import { Page, pageSchema } from '../../common/paging/page';
 import { AuditService } from '../audit/audit.service';
 import { DeployMetrics } from '../deploy-metrics';
@@ -23,6 +21,8 @@ import { DEPLOY_AGENT_SCHEME, DeployAgentStrategy } from '../auth/deploy-auth.st
 import type { DeployAgentPrincipal } from '../auth/deploy-principal';
 import { DEPLOY_SITE_MULTIPART_SCHEMA, DeployResultDto, DeploySiteDto, DeploymentDto, DeploymentIdParams, DeploymentQueryDto } from './deployments.dto';
 import { DeploymentsService } from './deployments.service';
+import { SiteArchiveInterceptor } from './site-archive.interceptor';
+import type { StreamedArchive } from './site-archive.storage';
 
 /** Publishing, listing and deleting static sites (deployment-gateway.md, Endpoints). */
 @ApiTags('deploy')
@@ -37,7 +37,8 @@ export class DeploymentsController {
 
   @Post('deploy')
   @Authenticated(DeployAgentStrategy, { permission: 'deploy', securityScheme: DEPLOY_AGENT_SCHEME })
-  @UseInterceptors(UploadedFileCleanupInterceptor, FileInterceptor('archive'))
+  // The archive is unpacked while it arrives (issue 14 item 2); nothing of it is staged on disk first.
+  @UseInterceptors(SiteArchiveInterceptor)
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: DEPLOY_SITE_MULTIPART_SCHEMA })
   @ApiOperation({
@@ -52,7 +53,7 @@ export class DeploymentsController {
   @ApiBadRequestResponse({ description: 'Missing or hostile archive, invalid fields.' })
   @ApiPayloadTooLargeResponse({ description: 'Archive over the size limit.' })
   async deploy(
-    @UploadedFile() archive: Express.Multer.File | undefined,
+    @UploadedFile() archive: StreamedArchive | undefined,
     @Body() body: DeploySiteDto,
     @CurrentPrincipal() agent: DeployAgentPrincipal,
     @Req() request: Request & { auditTarget?: string },

@@ -8,19 +8,15 @@ import { AuditCaller, AuditService } from '../audit/audit.service';
 import type { DeployAgentPrincipal } from '../auth/deploy-principal';
 import { DeploymentEntity } from './deployment.entity';
 import { DEPLOYMENT_SORT_FIELDS, DeployResultDto, DeploymentDto, type DeploymentQueryDto, DeploySiteDto, toDeploymentDto } from './deployments.dto';
-import { ArchiveRejectedError, buildSiteDirectoryName, discardStagedSite, promoteStagedSite, stageSiteArchive, withdrawPublishedSite } from './site-publisher';
+import { buildSiteDirectoryName, discardStagedSite, discardUnpackedSite, promoteStagedSite, stagedAs, withdrawPublishedSite } from './site-publisher';
+import type { StreamedArchive } from './site-archive.storage';
+import { archiveTooLargeDetail } from './site-archive-upload.rules';
 import { SITE_LOCK_SQL } from './site-reconciler.rules';
 import { sitesBaseUrl } from '../sites/sites.config';
 import { OBJECT_BUCKET } from '../../common/storage/storage.module';
 import type { S3Bucket } from '../../common/storage/s3.storage';
 import { siteObjectPrefix } from '../sites/s3-site-serving';
 import { ListPager } from '../../common/paging/list-pager';
-
-/** An uploaded archive as multer saved it. */
-export interface UploadedArchive {
-  path: string;
-  size: number;
-}
 
 /** Publishes, lists and deletes static sites (deployment-gateway.md, States: Deployment). */
 @Injectable()
@@ -36,7 +32,8 @@ export class DeploymentsService {
   ) {}
 
   /**
-   * Unpacks `archive` safely into a staging directory, then, in one transaction holding the site's advisory lock,
+   * Publishes an archive that was unpacked into a staging directory while it arrived (SiteArchiveStorage, issue 14
+   * item 2): names it, then, in one transaction holding the site's advisory lock,
    * writes the deployment row and its audit row and moves the site into place; the commit follows the rename. A kill
    * between the rename and the commit leaves a served folder without a row, which the start-up reconciler
    * (SiteReconciler) removes: the lock keeps it off a site whose row is still about to commit (issue 19 item 5).
@@ -44,29 +41,31 @@ export class DeploymentsService {
    * the transaction, and nothing is renamed: serving reads the row, so the site appears when the row commits; the
    * prefix is deleted when anything fails (issue 20 item 4).
    * @throws ForbiddenException (403) `contactId` is not the token's namespace
+   * `elapsedSeconds` counts from the archive's first byte reaching the server to the commit.
+   * @throws ForbiddenException (403) `contactId` is not the token's namespace
    * @throws PayloadTooLargeException (413) archive over DEPLOY_MAX_ARCHIVE_BYTES
    * @throws BadRequestException (400) hostile, corrupt or empty archive (nothing is left on disk)
    */
-  async publish(archive: UploadedArchive, input: DeploySiteDto, agent: DeployAgentPrincipal, caller: AuditCaller): Promise<DeployResultDto> {
-    const started = performance.now();
-    if (input.contactId !== agent.namespace) {
-      throw new ForbiddenException(`The token may publish only in its own namespace "${agent.namespace}".`);
-    }
-    if (archive.size > this.config.deploy.maxArchiveBytes) {
-      throw new PayloadTooLargeException(`The archive is over ${this.config.deploy.maxArchiveBytes} bytes.`);
+  async publish(archive: StreamedArchive, input: DeploySiteDto, agent: DeployAgentPrincipal, caller: AuditCaller): Promise<DeployResultDto> {
+    const started = archive.startedAt;
+    const unpacked = archive.site;
+    try {
+      if (input.contactId !== agent.namespace) {
+        throw new ForbiddenException(`The token may publish only in its own namespace "${agent.namespace}".`);
+      }
+      if (archive.size > this.config.deploy.maxArchiveBytes) throw new PayloadTooLargeException(archiveTooLargeDetail(this.config.deploy.maxArchiveBytes));
+      if (archive.rejection) throw new BadRequestException(`Archive rejected: ${archive.rejection.message}`);
+      if (!unpacked) throw new Error('the archive was neither unpacked nor refused');
+    } catch (error) {
+      if (unpacked) await discardUnpackedSite(unpacked);
+      throw error;
     }
     const directoryName = buildSiteDirectoryName(input.projectName, new Date());
     let staged;
     try {
-      staged = await stageSiteArchive({
-        archivePath: archive.path,
-        sitesRoot: this.config.deploy.sitesDir,
-        namespace: agent.namespace,
-        directoryName,
-        limits: { maxEntries: this.config.deploy.maxEntries, maxUnpackedBytes: this.config.deploy.maxUnpackedBytes },
-      });
+      staged = await stagedAs(unpacked, agent.namespace, directoryName);
     } catch (error) {
-      if (error instanceof ArchiveRejectedError) throw new BadRequestException(`Archive rejected: ${error.message}`);
+      await discardUnpackedSite(unpacked);
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new ConflictException('A site with this directory name exists; deploy again.');
       throw error;
     }

@@ -15,6 +15,7 @@ import {
 import { performance } from 'node:perf_hooks';
 import { chmod, lstat, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
 
@@ -127,25 +128,76 @@ export interface StagedSite {
  *   is removed on any failure
  */
 export async function stageSiteArchive(input: { archivePath: string; sitesRoot: string; namespace: string; directoryName: string; limits: ArchiveLimits }): Promise<StagedSite> {
-  const { root, namespaceDir, target } = resolveSitePaths(input);
-  assertLimits(input.limits);
+  const { target } = resolveSitePaths(input);
   await assertAbsent(target);
+  const source = createReadStream(input.archivePath, { highWaterMark: READ_CHUNK_BYTES });
+  try {
+    const unpacked = await unpackSiteStream({ source, sitesRoot: input.sitesRoot, limits: input.limits });
+    try {
+      return await stagedAs(unpacked, input.namespace, input.directoryName);
+    } catch (error) {
+      await discardUnpackedSite(unpacked);
+      throw error;
+    }
+  } finally {
+    source.destroy();
+  }
+}
 
+/** An archive unpacked into `<sitesRoot>/.staging/<random>` while it arrived, not yet given its site name. */
+export interface UnpackedSite {
+  /** The staging directory (absolute). */
+  staging: string;
+  /** `sitesRoot`, resolved. */
+  root: string;
+  fileCount: number;
+  bytes: number;
+}
+
+/**
+ * Unpacks a gzip-compressed tar read from `source` (a file, or the archive part of a request as it arrives: issue 14
+ * item 2) into a fresh `<sitesRoot>/.staging/<random>`, with every check and limit of {@link publishSiteArchive}.
+ * The caller names it later ({@link stagedAs}), once the request's fields are known.
+ *
+ * `source` is only read: on a violation it is unpiped and left paused (the caller destroys or drains it); an error
+ * it emits, or its closing before its end, fails the unpack with that error (a client that went away); so does
+ * `signal` when aborted (with its reason: the upload was cut for its size).
+ * @throws ArchiveRejectedError as {@link publishSiteArchive}; the source's error; a filesystem error. The staging
+ *   directory is removed before the promise settles on any failure.
+ */
+export async function unpackSiteStream(input: { source: Readable; sitesRoot: string; limits: ArchiveLimits; signal?: AbortSignal }): Promise<UnpackedSite> {
+  assertLimits(input.limits);
+  const root = resolve(input.sitesRoot);
   const stagingRoot = await ensureStagingRoot(root);
   const staging = join(stagingRoot, randomBytes(12).toString('hex'));
   await mkdir(staging, { mode: DIR_MODE });
   try {
-    const result = await extractArchive(input.archivePath, staging, input.limits);
+    const result = await extractArchive(input.source, staging, input.limits, input.signal);
     // Everything is created with the published modes, but the process umask still applies: only a umask
     // stricter than 022 needs the extra chmod pass (one stat tells).
     if (((await stat(staging)).mode & 0o777) !== DIR_MODE) {
       await applyModes(staging, result.kinds);
     }
-    return { staging, target, namespaceDir, fileCount: result.fileCount, bytes: result.bytes };
+    return { staging, root, fileCount: result.fileCount, bytes: result.bytes };
   } catch (error) {
     await rm(staging, { recursive: true, force: true, maxRetries: 3 });
     throw error;
   }
+}
+
+/**
+ * Names an unpacked site: where {@link promoteStagedSite} will put it, `<sitesRoot>/<namespace>/<directoryName>`.
+ * @throws Error when the names would resolve outside `sitesRoot`, or with code `EEXIST` when the target exists
+ */
+export async function stagedAs(unpacked: UnpackedSite, namespace: string, directoryName: string): Promise<StagedSite> {
+  const { namespaceDir, target } = resolveSitePaths({ sitesRoot: unpacked.root, namespace, directoryName });
+  await assertAbsent(target);
+  return { staging: unpacked.staging, target, namespaceDir, fileCount: unpacked.fileCount, bytes: unpacked.bytes };
+}
+
+/** Removes an unpacked site's staging directory. Never throws (a leftover is the reconciler's). */
+export async function discardUnpackedSite(unpacked: { staging: string }): Promise<void> {
+  await rm(unpacked.staging, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
 }
 
 /**
@@ -321,7 +373,7 @@ async function assertAbsent(target: string): Promise<void> {
  * On the first violation the input is torn down and open files are closed; the promise settles only once
  * every write has finished, so the caller can remove the directory safely.
  */
-async function extractArchive(archivePath: string, cwd: string, limits: ArchiveLimits): Promise<ExtractResult> {
+async function extractArchive(source: Readable, cwd: string, limits: ArchiveLimits, signal?: AbortSignal): Promise<ExtractResult> {
   const kinds = new Map<string, EntryKind>();
   const dirsReady = new Map<string, Promise<void>>([['', Promise.resolve()]]);
   const dirsCreated = new Set<string>(['']);
@@ -340,13 +392,14 @@ async function extractArchive(archivePath: string, cwd: string, limits: ArchiveL
   let signalDone!: () => void;
   const done = new Promise<void>((resolveDone) => (signalDone = resolveDone));
 
-  const source = createReadStream(archivePath, { highWaterMark: READ_CHUNK_BYTES });
   const gunzip = createGunzip({ chunkSize: INFLATE_CHUNK_BYTES });
 
   const fail = (error: Error): void => {
     if (failure) return;
     failure = error;
-    source.destroy();
+    // The source is the caller's (a request part may still be drained and counted): stop reading it, no more.
+    source.unpipe(gunzip);
+    source.pause();
     gunzip.destroy();
     for (const stream of openStreams) stream.destroy();
     signalDone();
@@ -544,10 +597,23 @@ async function extractArchive(archivePath: string, cwd: string, limits: ArchiveL
     if (!failure) parser.end();
   });
   gunzip.on('error', (error: Error) => fail(new ArchiveRejectedError(`archive is not valid gzip: ${error.message}`)));
-  source.on('error', (error: Error) => fail(error));
+  const onSourceError = (error: Error) => fail(error);
+  const onSourceClose = () => {
+    if (!source.readableEnded) fail(new Error('the archive ended before its end (the upload was interrupted)'));
+  };
+  const onAbort = () => fail(signal?.reason instanceof Error ? signal.reason : new Error('unpacking was aborted'));
+  source.on('error', onSourceError);
+  source.on('close', onSourceClose);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort();
   source.pipe(gunzip);
 
   await done;
+  // Whatever follows the gzip member (trailing bytes) is not the archive's: the caller drains or closes the source.
+  source.unpipe(gunzip);
+  source.off('error', onSourceError);
+  source.off('close', onSourceClose);
+  signal?.removeEventListener('abort', onAbort);
   // Settle every write (each one closes its file) before reporting, so the caller can clean up safely.
   while (tasks.size > 0) await Promise.allSettled([...tasks]);
   if (failure) throw failure;
