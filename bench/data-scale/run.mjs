@@ -349,6 +349,8 @@ for (const [name, result] of results) {
   const fmt = (value) => (value === undefined ? '-' : `${value.toFixed(1)}x`).padStart(9);
   console.log(`${name.slice(0, 91).padEnd(92)}${cells.join('')}${fmt(growth)}${fmt(minGrowth)}  ${verdict}`);
   for (const size of SIZES) if (result.bySize[size]?.error) console.log(`${''.padEnd(6)}${label(size)}: ${result.bySize[size].error}`);
+  const notes = SIZES.filter((size) => result.bySize[size]?.note).map((size) => `${label(size)}: ${result.bySize[size].note}`);
+  if (notes.length) console.log(`${''.padEnd(6)}${notes.join(', ')}`);
 }
 console.log(`\n${flagged} case(s) grow more than ${GROWTH_TARGET}x from ${label(first)} to ${label(last)} in both the median and the fastest request ('noisy': the median only).`);
 for (const notice of notices) console.log(`notice: ${notice}`);
