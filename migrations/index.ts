@@ -28,10 +28,13 @@ import { EvaluationRunLease1795500600000 } from './1795500600000-EvaluationRunLe
 import { ModelConfigResponseFormat1795500700000 } from './1795500700000-ModelConfigResponseFormat';
 import { SharedSecrets1795500800000 } from './1795500800000-SharedSecrets';
 import { ListSortAndSearchIndexes1795600200000 } from './1795600200000-ListSortAndSearchIndexes';
+import { ScriptSearchIndexes1795600210000 } from './1795600210000-ScriptSearchIndexes';
 import { EvaluationRunCaseRows1795600100000 } from './1795600100000-EvaluationRunCaseRows';
 import { EvaluationDashboardRollups1795600300000 } from './1795600300000-EvaluationDashboardRollups';
 import { ChatSandboxContacts1795403000000 } from './1795403000000-ChatSandboxContacts';
 import { ChatCustomerTodos1795401000000 } from './1795401000000-ChatCustomerTodos';
+import { EvaluationSsoState1795600500000 } from './1795600500000-EvaluationSsoState';
+import { ChatDeliveryLease1795600400000 } from './1795600400000-ChatDeliveryLease';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -69,4 +72,7 @@ export const ALL_MIGRATIONS = [
   EvaluationDashboardRollups1795600300000,
   EvaluationRunCaseRows1795600100000,
   ListSortAndSearchIndexes1795600200000,
+  ScriptSearchIndexes1795600210000,
+  EvaluationSsoState1795600500000,
+  ChatDeliveryLease1795600400000,
 ];

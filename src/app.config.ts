@@ -21,7 +21,9 @@ import { deployNamespacesConfig } from './deploy/namespaces/namespaces.config';
 import { siteServingConfig } from './deploy/sites/sites.config';
 import { evaluationConfig } from './evaluation/evaluation.config';
 import { evaluationOutboundConfig } from './evaluation/evaluation-outbound.config';
+import { evaluationSsoConfig } from './evaluation/auth/sso/sso.config';
 import { runsConfig } from './evaluation/runs/runs.config';
+import { chatDeliveryConfig } from './chat/messages/message-delivery.config';
 
 /**
  * Every configuration declaration of the app, the shared core first (its `port` and `dataDir` feed the wings' derived
@@ -43,6 +45,7 @@ export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   chatConfig,
   chatOutboundConfig,
   aiReplyStorageConfig,
+  chatDeliveryConfig,
   deployConfig,
   siteReconcilerConfig,
   execSandboxConfig,
@@ -50,6 +53,7 @@ export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   siteServingConfig,
   evaluationConfig,
   evaluationOutboundConfig,
+  evaluationSsoConfig,
   runsConfig,
 ];
 

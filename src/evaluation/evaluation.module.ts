@@ -25,8 +25,10 @@ import { PatrolRunMarkEntity, PatrolWatermarkEntity } from './exploration/patrol
 import { PatrolService } from './exploration/patrol.service';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EvaluationFilesModule } from './files/files.module';
-import { EvaluationCredentialStrategy, EvaluationSessions } from './auth/evaluation-auth';
+import { EvaluationApiKeyStrategy, EvaluationPasswordStrategy, EvaluationSessions, EvaluationSessionStrategy } from './auth/evaluation-auth';
 import { SignInController } from './auth/sign-in.controller';
+import { SsoController } from './auth/sso/sso.controller';
+import { EvaluationSsoStrategy } from './auth/sso/sso.strategy';
 import { ApiKeyEntity } from './auth/api-key.entity';
 import { ApiKeysController } from './auth/api-keys.controller';
 import { ApiKeysService } from './auth/api-keys.service';
@@ -64,8 +66,8 @@ import { TargetsService } from './targets/targets.service';
     GuessLimitsModule,
     JobsModule.forFeature([ANALYSE_CAMPAIGN, RUN_EVALUATION, RUN_COMPLETED_WEBHOOK]),
   ],
-  controllers: [AnalysisController, IntelligentEvaluationsController, IntelligentSessionsController, SignInController, ApiKeysController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController, DashboardController, CampaignsController, ExplorationController],
-  providers: [AnalysisService, AnalysisExecutor, AnalysisSweeper, IntelligentEvaluationsService, IntelligentSessionsService, EvaluationSessions, EvaluationCredentialStrategy, ApiKeysService, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunMetrics, RunLeaseSweeper, RunWebhook, ReportsService, DashboardService, CampaignResultsQuery, CampaignsService, ExplorationService, PatrolService],
+  controllers: [AnalysisController, IntelligentEvaluationsController, IntelligentSessionsController, SignInController, SsoController, ApiKeysController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController, DashboardController, CampaignsController, ExplorationController],
+  providers: [AnalysisService, AnalysisExecutor, AnalysisSweeper, IntelligentEvaluationsService, IntelligentSessionsService, EvaluationSessions, EvaluationApiKeyStrategy, EvaluationSessionStrategy, EvaluationPasswordStrategy, EvaluationSsoStrategy, ApiKeysService, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunMetrics, RunLeaseSweeper, RunWebhook, ReportsService, DashboardService, CampaignResultsQuery, CampaignsService, ExplorationService, PatrolService],
   exports: [ModelConfigsService, ScenariosService, TargetsService, CampaignResultsQuery, CampaignsService],
 })
 export class EvaluationModule {}

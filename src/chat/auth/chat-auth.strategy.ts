@@ -1,10 +1,12 @@
 import { ForbiddenException, HttpException, HttpStatus, Inject, Injectable, Logger, NotFoundException, UnauthorizedException } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
+import { Strategy as CustomStrategy } from 'passport-custom';
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { OutboundHttp } from '../../common/outbound/outbound.service';
-import { AuthRequirement, CredentialStrategy } from '../../common/auth/auth.decorators';
+import type { AuthRequirement, CredentialCheckOptions } from '../../common/auth/auth.decorators';
 import { bearerCredential } from '../../common/auth/auth.guard';
 import { ProblemException } from '../../common/http/problem-details';
 import { TenantsService } from '../tenants/tenants.service';
@@ -23,6 +25,9 @@ export const CHAT_ACCESS = {
   /** `/api/platform/*`: the platform administrator (scope platform:admin), no tenant. */
   platformAdmin: PLATFORM_ADMIN_SCOPE,
 } as const;
+
+/** Passport name of the chat wing's bearer JWT strategy (issue 13 item 1). */
+export const CHAT_OAUTH2_STRATEGY = 'chat-oauth2-jwt';
 
 /** Path parameter that carries the tenant on tenant routes. */
 export const TENANT_PATH_PARAM = 'tenant';
@@ -43,9 +48,15 @@ export const TENANT_PATH_PARAM = 'tenant';
  * A verified token is remembered until it expires (at most CHAT_AUTH_TOKEN_CACHE_MAX_ENTRIES, least recently used
  * dropped first), so its signature is checked once per process; the tenant's status comes from TenantsService.lookup
  * (cached for CHAT_AUTH_TENANT_CACHE_TTL_MS).
+ *
+ * Passport strategy `chat-oauth2-jwt`: a passport-custom strategy verifying with `jose`, not passport-jwt with
+ * jwks-rsa, because one jose path serves both the built-in server's in-process JWKS and an external issuer's JWKS
+ * fetched through the guarded outbound client (jose's customFetch; jwks-rsa brings its own HTTP client), and because
+ * each jose error code maps to the precise 401/503 reason and RFC 6750 challenge this API answers with, which
+ * passport-jwt folds into one generic failure.
  */
 @Injectable()
-export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal> {
+export class ChatCredentialStrategy extends PassportStrategy(CustomStrategy, CHAT_OAUTH2_STRATEGY) {
   private readonly logger = new Logger(ChatCredentialStrategy.name);
   private readonly keys: JWTVerifyGetKey;
   /** Tokens already verified, by their text (CHAT_AUTH_TOKEN_CACHE_MAX_ENTRIES; undefined when 0). */
@@ -58,6 +69,7 @@ export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal>
     @Inject(APP_CONFIG) config: AppConfig,
     outboundHttp: OutboundHttp,
   ) {
+    super({ passOptionsToCallback: true });
     const maxTokens = config.chatAuth.tokenCacheMaxEntries;
     if (maxTokens > 0) this.verifiedTokens = new LRUCache({ max: maxTokens });
     this.keys =
@@ -71,13 +83,15 @@ export class ChatCredentialStrategy implements CredentialStrategy<ChatPrincipal>
         : createLocalJWKSet(authorizationServer.publicJwks);
   }
 
-  async authenticate(request: Request, requirement: AuthRequirement): Promise<ChatPrincipal> {
+  /** Passport's verify step: the route's requirement comes in the authenticate options the global guard passes. */
+  async validate(request: Request, options: CredentialCheckOptions = {}): Promise<ChatPrincipal> {
+    const requirement = options.requirement ?? { strategy: ChatCredentialStrategy, permission: CHAT_ACCESS.tenantFromPath };
     const scope = scopeForMethod(request.method);
     return this.authenticateWithScope(request, requirement, scope, `${request.method} operations need the ${scope} scope, which the token lacks.`);
   }
 
   /**
-   * {@link authenticate} with the scope a tenant route needs decided by the caller instead of by the HTTP method (the
+   * {@link validate} with the scope a tenant route needs decided by the caller instead of by the HTTP method (the
    * MCP endpoint: every message is a POST, its door needs `chat:read`), the 403 for a token without it worded by
    * the caller, and audiences the route accepts besides CHAT_OAUTH_AUDIENCE (`extraAudiences`).
    */

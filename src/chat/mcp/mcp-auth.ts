@@ -1,8 +1,10 @@
 import { applyDecorators, ForbiddenException, HttpStatus, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { PassportStrategy } from '@nestjs/passport';
 import { ApiForbiddenResponse, ApiNotFoundResponse, ApiParam, ApiSecurity, ApiServiceUnavailableResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { Authenticated, type AuthRequirement, type CredentialStrategy } from '../../common/auth/auth.decorators';
+import { Strategy as CustomStrategy } from 'passport-custom';
+import { Authenticated, type CredentialCheckOptions } from '../../common/auth/auth.decorators';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CHAT_OAUTH_SCHEME } from '../auth/chat-auth.decorators';
 import { CHAT_ACCESS, ChatCredentialStrategy, TENANT_PATH_PARAM } from '../auth/chat-auth.strategy';
@@ -11,6 +13,9 @@ import { CHAT_READ_SCOPE, CHAT_WRITE_SCOPE } from '../auth/chat-scopes';
 import { MCP_RESOURCE_PATH, mcpOriginAllowed, mcpResourceUrl } from '../auth/token-request-rules';
 import { ProblemException } from '../../common/http/problem-details';
 import { TENANT_SLUG_PATTERN } from '../tenants/tenant-slug';
+
+/** Passport name of the MCP endpoint's strategy (issue 13 item 1). */
+export const CHAT_MCP_STRATEGY = 'chat-mcp-bearer';
 
 /** Path of the MCP endpoint below the tenant (`/api/{tenant}/mcp`). */
 export const MCP_PATH = MCP_RESOURCE_PATH;
@@ -39,15 +44,18 @@ export function mcpResourceMetadataUrl(publicUrl: string, tenantId: string): str
  * `${CHAT_PUBLIC_URL}/api/{tenant}/mcp`) are accepted here besides the general audience (only here: the other chat
  * routes keep requiring CHAT_OAUTH_AUDIENCE); a request whose `Origin` is not in CHAT_MCP_ALLOWED_ORIGINS gets 403
  * before its token is looked at (DNS rebinding; a request without `Origin`, a non-browser client, is served).
+ * Passport strategy `chat-mcp-bearer`; the token itself is verified by the chat strategy's one path.
  */
 @Injectable()
-export class McpCredentialStrategy implements CredentialStrategy<ChatPrincipal> {
+export class McpCredentialStrategy extends PassportStrategy(CustomStrategy, CHAT_MCP_STRATEGY) {
   private chat?: ChatCredentialStrategy;
 
   constructor(
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    super({ passOptionsToCallback: true });
+  }
 
   /**
    * @returns the chat principal (tenant from the path)
@@ -55,7 +63,8 @@ export class McpCredentialStrategy implements CredentialStrategy<ChatPrincipal> 
    *   ForbiddenException (403) token without `chat:read`, for another tenant, or a disabled tenant;
    *   NotFoundException (404) unknown tenant; 503 issuer keys unreachable
    */
-  async authenticate(request: Request, requirement: AuthRequirement): Promise<ChatPrincipal> {
+  async validate(request: Request, options: CredentialCheckOptions = {}): Promise<ChatPrincipal> {
+    const requirement = options.requirement ?? { strategy: McpCredentialStrategy };
     const origin = request.headers.origin;
     if (!mcpOriginAllowed(origin, this.config.chatMcp.allowedOrigins)) {
       throw new ProblemException(HttpStatus.FORBIDDEN, `Origin ${origin} may not call this MCP endpoint (CHAT_MCP_ALLOWED_ORIGINS).`);

@@ -3,7 +3,7 @@ import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import { ModulesContainer } from '@nestjs/core';
 import { getMetadataStorage } from 'class-validator';
 import { GuessLimiter } from '../auth/guess-limiter';
-import { AUTH_REQUIREMENT, AuthRequirement } from '../auth/auth.decorators';
+import { AUTH_REQUIREMENT, AuthRequirement, strategiesOf } from '../auth/auth.decorators';
 
 /** JSON-schema constraints derived from validators (a subset of an OpenAPI 3.0 schema object). */
 export type SchemaConstraints = Record<string, unknown>;
@@ -170,7 +170,7 @@ export function collectRouteFacts(app: INestApplication): RouteFacts[] {
           }
         }
         const requirement: AuthRequirement | undefined = Reflect.getMetadata(AUTH_REQUIREMENT, handler) ?? Reflect.getMetadata(AUTH_REQUIREMENT, controller);
-        const guessLimited = dependsOnGuessLimiter(requirement?.strategy) || dependsOnGuessLimiter(controller, 2);
+        const guessLimited = (requirement ? strategiesOf(requirement.strategy) : []).some((strategy) => dependsOnGuessLimiter(strategy)) || dependsOnGuessLimiter(controller, 2);
         for (const controllerPath of controllerPaths) {
           for (const routePath of [routePaths].flat()) {
             facts.push({ method, path: toOpenApiPath(controllerPath, routePath), pathParams, queryParams, bodyClass, guessLimited });

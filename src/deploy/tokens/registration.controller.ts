@@ -1,12 +1,10 @@
 import { Body, Controller, Post, Req, UnauthorizedException, UseFilters } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { Authenticated } from '../../common/auth/auth.decorators';
-import { bearerCredential } from '../../common/auth/auth.guard';
+import { Authenticated, CurrentPrincipal } from '../../common/auth/auth.decorators';
 import { AuditService } from '../audit/audit.service';
 import { DeployAuditFilter } from '../audit/deploy-audit.filter';
-import { RegistrationKeyStrategy } from '../auth/deploy-auth.strategies';
-import { DeployCredentialsService } from '../auth/deploy-credentials.service';
+import { type RegistrantPrincipal, RegistrationKeyStrategy } from '../auth/deploy-auth.strategies';
 import type { DeployPrincipal } from '../auth/deploy-principal';
 import { RegisterAgentDto, RegistrationResultDto } from './tokens.dto';
 import { TokensService } from './tokens.service';
@@ -18,7 +16,6 @@ import { TokensService } from './tokens.service';
 export class RegistrationController {
   constructor(
     private readonly tokens: TokensService,
-    private readonly credentials: DeployCredentialsService,
     private readonly audit: AuditService,
   ) {}
 
@@ -38,17 +35,18 @@ export class RegistrationController {
   @ApiCreatedResponse({ type: RegistrationResultDto })
   @ApiBadRequestResponse({ description: 'Missing registration key, invalid fields, or a reserved contactId (the message names the rule).' })
   @ApiConflictResponse({ description: 'The agentId is registered (`agent-exists`) or the namespace is claimed (`namespace-claimed`, `namespace-case-collision`), and no proof was sent.' })
-  async register(@Body() body: RegisterAgentDto, @Req() request: Request): Promise<RegistrationResultDto> {
-    const presented = await this.presentedCredential(request);
-    return this.tokens.register(body, presented, this.audit.callerOf(request));
+  async register(@Body() body: RegisterAgentDto, @Req() request: Request, @CurrentPrincipal() registrant: RegistrantPrincipal): Promise<RegistrationResultDto> {
+    return this.tokens.register(body, presentedCredential(registrant), this.audit.callerOf(request));
   }
+}
 
-  /** The agent or owner behind an optional `Authorization: Bearer …`; 401 when one is sent but not recognised. */
-  private async presentedCredential(request: Request): Promise<DeployPrincipal | undefined> {
-    if (request.headers.authorization === undefined) return undefined;
-    const credential = bearerCredential(request);
-    const principal = credential ? await this.credentials.identify(credential, request.ip) : undefined;
-    if (!principal) throw new UnauthorizedException('The credential in Authorization is unknown, revoked or malformed; send the agent\'s current token or the owner token, or no Authorization header.');
-    return principal;
+/**
+ * The agent or owner behind an optional `Authorization: Bearer …`, as RegistrationKeyStrategy identified it; 401
+ * when one was sent but not recognised (answered after the body's validation, so a bad body still gets its 400).
+ */
+function presentedCredential(registrant: RegistrantPrincipal): DeployPrincipal | undefined {
+  if (registrant.presented === 'refused') {
+    throw new UnauthorizedException('The credential in Authorization is unknown, revoked or malformed; send the agent\'s current token or the owner token, or no Authorization header.');
   }
+  return registrant.presented;
 }

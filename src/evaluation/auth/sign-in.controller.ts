@@ -1,9 +1,10 @@
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/auth.decorators';
-import { EvaluationSessions } from './evaluation-auth';
+import { authenticateWith } from '../../common/auth/auth.guard';
+import { EvaluationPasswordStrategy, EvaluationSessions } from './evaluation-auth';
 
 /** Body of `POST /api/auth/sign-in`. */
 export class SignInDto {
@@ -20,11 +21,18 @@ export class SessionDto {
   expiresAt: string;
 }
 
-/** Sign-in of the evaluation platform (evaluation-platform.md, Authentication; path not shown in the spec). */
+/**
+ * Sign-in of the evaluation platform (evaluation-platform.md, Authentication; path not shown in the spec). The route
+ * is public (the password is the credential); the password is checked by the `eval-password` Passport strategy once
+ * the body was validated.
+ */
 @ApiTags('evaluation')
 @Controller('api/auth')
 export class SignInController {
-  constructor(private readonly sessions: EvaluationSessions) {}
+  constructor(
+    private readonly sessions: EvaluationSessions,
+    private readonly password: EvaluationPasswordStrategy,
+  ) {}
 
   @Post('sign-in')
   @HttpCode(200)
@@ -36,8 +44,9 @@ export class SignInController {
   @ApiOkResponse({ type: SessionDto })
   @ApiUnauthorizedResponse({ description: 'Wrong password, or EVAL_ADMIN_PASSWORD not set.' })
   @ApiTooManyRequestsResponse({ description: 'Too many failed sign-ins from this address; `Retry-After` gives the seconds to wait (problem+json).' })
-  async signIn(@Body() body: SignInDto, @Req() request: Request): Promise<SessionDto> {
-    const session = await this.sessions.signIn(body.password, request.ip);
+  async signIn(@Body() _body: SignInDto, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<SessionDto> {
+    const { subject } = (await authenticateWith([this.password], request, response)) as { subject: string };
+    const session = this.sessions.issue(subject);
     return { token: session.token, expiresAt: session.expiresAt.toISOString() };
   }
 }
