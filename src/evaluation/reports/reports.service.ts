@@ -104,7 +104,7 @@ export class ReportsService {
       let text = `${head.slice(0, -1)},"cases":[`;
       let first = true;
       const cursor = { next: null as ReportCaseKey | null };
-      for await (const rows of self.caseBatches(run.id, query, page, true, cursor)) {
+      for await (const rows of self.caseBatches(run, query, page, true, cursor)) {
         for (const row of rows) {
           text += (first ? '' : ',') + JSON.stringify(toReportCase(row));
           first = false;
@@ -131,7 +131,7 @@ export class ReportsService {
       const failed = { ...filters, status: (filters.status ?? ['failed', 'errored']).filter((status) => status !== 'passed') };
       let failures = 0;
       if (failed.status.length > 0) {
-        for await (const rows of self.markdownBatches(run.id, failed, 'failures')) {
+        for await (const rows of self.markdownBatches(run, failed, 'failures')) {
           text += lines(rows.flatMap((row) => markdownFailureLines({ ...row, rules: row.rules ?? [] })));
           failures += rows.length;
           yield text;
@@ -140,7 +140,7 @@ export class ReportsService {
       }
       if (failures === 0) text += lines([MARKDOWN_NO_FAILURES]);
       yield text + lines(MARKDOWN_CASES_HEAD);
-      for await (const rows of self.markdownBatches(run.id, filters, 'cases')) {
+      for await (const rows of self.markdownBatches(run, filters, 'cases')) {
         yield rows.map((row) => `${markdownCaseRow(row)}\n`).join('');
       }
     }
@@ -160,7 +160,7 @@ export class ReportsService {
       const head = JSON.stringify({ run_a: toRunDto(runA), run_b: toRunDto(runB), delta: comparisonDelta(runA.summary, runB.summary) });
       let text = `${head.slice(0, -1)},"cases":[`;
       let first = true;
-      for await (const cases of self.comparisonBatches(runA.id, runB.id)) {
+      for await (const cases of self.comparisonBatches(runA, runB)) {
         for (const item of cases) {
           text += (first ? '' : ',') + JSON.stringify(item);
           first = false;
@@ -201,60 +201,98 @@ export class ReportsService {
    * rows after `page.after`; `cursor.next` is then set to the last row's key when more rows follow.
    */
   private async *caseBatches(
-    runId: string,
+    run: RunEntity,
     filters: ReportFilterQueryDto,
     page: { size: number; after: ReportCaseKey | null } | undefined,
     withRules: boolean,
     cursor: { next: ReportCaseKey | null },
   ): AsyncGenerator<ReportCaseRow[]> {
-    const batchSize = this.config.evalReports.batchSize;
     let remaining = page ? page.size : Number.POSITIVE_INFINITY;
-    let after: ReportCaseKey = page?.after ?? { position: -1, repeatIndex: -1 };
-    for (;;) {
-      const limit = Math.min(batchSize, remaining + 1);
-      const { sql, parameters } = caseQuery(runId, filters, after, limit, withRules);
-      const rows = (await this.dataSource.query(sql, parameters)) as ReportCaseRow[];
+    const limit = () => Math.min(this.config.evalReports.batchSize, remaining + 1);
+    let last: ReportCaseKey | null = page?.after ?? null;
+    const read = (after: ReportCaseKey, toPosition: number, rows: number) => {
+      const { sql, parameters } = caseQuery(run.id, filters, after, toPosition, rows, withRules);
+      return this.dataSource.query(sql, parameters) as Promise<ReportCaseRow[]>;
+    };
+    for await (const rows of windowedKeyset(run, page?.after ?? null, this.config.evalReports.batchSize, limit, read, rowKey)) {
       const taken = rows.length > remaining ? rows.slice(0, remaining) : rows;
       if (taken.length > 0) {
-        after = { position: taken[taken.length - 1].position, repeatIndex: taken[taken.length - 1].repeat_index };
+        last = rowKey(taken[taken.length - 1]);
         remaining -= taken.length;
         yield taken;
       }
       if (rows.length > taken.length) {
-        cursor.next = after;
+        cursor.next = last;
         return;
       }
-      if (rows.length < limit) return;
     }
   }
 
   /** Rows for the Markdown report: `failures` (status, error, failed rules) or `cases` (the table's columns). */
-  private async *markdownBatches(runId: string, filters: ReportFilterQueryDto, part: 'failures' | 'cases'): AsyncGenerator<(Pick<ReportCaseRow, 'case_id' | 'repeat_index' | 'status' | 'error' | 'rules' | 'score' | 'latency_ms' | 'output'>)[]> {
+  private async *markdownBatches(run: RunEntity, filters: ReportFilterQueryDto, part: 'failures' | 'cases'): AsyncGenerator<ReportCaseRow[]> {
     const batchSize = this.config.evalReports.batchSize;
-    let after: ReportCaseKey = { position: -1, repeatIndex: -1 };
-    for (;;) {
-      const { sql, parameters } = markdownQuery(runId, filters, after, batchSize, part);
-      const rows = (await this.dataSource.query(sql, parameters)) as ReportCaseRow[];
-      if (rows.length === 0) return;
-      after = { position: rows[rows.length - 1].position, repeatIndex: rows[rows.length - 1].repeat_index };
-      yield rows;
-      if (rows.length < batchSize) return;
-    }
+    const read = (after: ReportCaseKey, toPosition: number, rows: number) => {
+      const { sql, parameters } = markdownQuery(run.id, filters, after, toPosition, rows, part);
+      return this.dataSource.query(sql, parameters) as Promise<ReportCaseRow[]>;
+    };
+    yield* windowedKeyset(run, null, batchSize, () => batchSize, read, rowKey);
   }
 
   /** The comparison's cases in batches: run_a's cases (by position) joined to run_b's, then run_b's new ones. */
-  private async *comparisonBatches(runIdA: string, runIdB: string): AsyncGenerator<CaseDifference[]> {
+  private async *comparisonBatches(runA: RunEntity, runB: RunEntity): AsyncGenerator<CaseDifference[]> {
     const batchSize = this.config.evalReports.batchSize;
-    for (const phase of ['a', 'b-only'] as const) {
-      let after = -1;
-      for (;;) {
-        const rows = (await this.dataSource.query(phase === 'a' ? COMPARE_A_SQL : COMPARE_B_ONLY_SQL, [runIdA, runIdB, after, batchSize])) as ComparisonRow[];
-        if (rows.length === 0) break;
-        after = rows[rows.length - 1].position;
+    for (const [sql, run] of [[COMPARE_A_SQL, runA], [COMPARE_B_ONLY_SQL, runB]] as const) {
+      const read = (after: ReportCaseKey, toPosition: number, rows: number) =>
+        this.dataSource.query(sql, [runA.id, runB.id, after.position, rows, toPosition]) as Promise<ComparisonRow[]>;
+      // One row per case: a position is done once read, whatever its repetitions.
+      const positionKey = (row: ComparisonRow): ReportCaseKey => ({ position: row.position, repeatIndex: AFTER_EVERY_REPETITION });
+      for await (const rows of windowedKeyset({ ...run, repeatCount: 1 }, null, batchSize, () => batchSize, read, positionKey)) {
         yield rows.map((row) => caseDifference(row.case_id, results(row.statuses_a, row.scores_a), results(row.statuses_b, row.scores_b)));
-        if (rows.length < batchSize) break;
       }
     }
+  }
+}
+
+/** A repetition index above every real one: the key (p, this) means "after every result of position p". */
+const AFTER_EVERY_REPETITION = 2_147_483_647;
+
+const rowKey = (row: { position: number; repeat_index: number }): ReportCaseKey => ({ position: row.position, repeatIndex: row.repeat_index });
+
+/**
+ * Reads a run's rows in key order, `limit()` at a time, each statement bounded to a window of positions as well
+ * as by its LIMIT: whatever plan PostgreSQL picks for a statement (with stale statistics it may read every
+ * remaining row of the run and sort them rather than walk the index), its work stays bounded by the window, so a
+ * whole report costs O(cases), never O(cases² / batch). Windows start `batchSize / repeatCount` positions wide and
+ * double, up to 64 times that, while they come back sparse (filters).
+ * @param run its `caseCount` bounds the positions (0 … caseCount − 1) and `repeatCount` the rows per position
+ * @param start the key to continue after (null: from the start)
+ * @param read rows after `after`, at positions up to `toPosition`, in key order, at most `limit`
+ */
+async function* windowedKeyset<Row>(
+  run: Pick<RunEntity, 'caseCount' | 'repeatCount'>,
+  start: ReportCaseKey | null,
+  batchSize: number,
+  limit: () => number,
+  read: (after: ReportCaseKey, toPosition: number, limit: number) => Promise<Row[]>,
+  keyOf: (row: Row) => ReportCaseKey,
+): AsyncGenerator<Row[]> {
+  const lastPosition = run.caseCount - 1;
+  const narrowest = Math.max(1, Math.ceil(batchSize / Math.max(1, run.repeatCount)));
+  let width = narrowest;
+  let after: ReportCaseKey = start ?? { position: -1, repeatIndex: AFTER_EVERY_REPETITION };
+  for (;;) {
+    const from = after.repeatIndex === AFTER_EVERY_REPETITION ? after.position + 1 : after.position;
+    if (from > lastPosition) return;
+    const toPosition = Math.min(from + width - 1, lastPosition);
+    const wanted = limit();
+    const rows = await read(after, toPosition, wanted);
+    if (rows.length > 0) yield rows;
+    if (rows.length >= wanted) {
+      after = keyOf(rows[rows.length - 1]);
+      continue;
+    }
+    after = { position: toPosition, repeatIndex: AFTER_EVERY_REPETITION };
+    if (rows.length < wanted / 2) width = Math.min(width * 2, narrowest * 64);
   }
 }
 
@@ -276,26 +314,26 @@ function results(statuses: ReportCase['status'][] | null, scores: (number | null
 const FOLD = `array_agg(status ORDER BY repeat_index) AS statuses, array_agg(score ORDER BY repeat_index) AS scores`;
 
 /**
- * A batch of run_a's ($1) cases after position $3 (at most $4), grouped per case over the (run, position,
- * repetition) index, each left-joined to run_b's ($2) results of the same case id (unique index on run, case id,
- * repetition).
+ * A batch of run_a's ($1) cases at positions $3 < position <= $5 (at most $4), grouped per case over the (run,
+ * position, repetition) index, each left-joined to run_b's ($2) results of the same case id (unique index on run,
+ * case id, repetition).
  */
 const COMPARE_A_SQL = `
   WITH a AS (
     SELECT position, case_id, ${FOLD}
-      FROM eval_case_result WHERE run_id = $1 AND position > $3
+      FROM eval_case_result WHERE run_id = $1 AND position > $3 AND position <= $5
      GROUP BY position, case_id ORDER BY position LIMIT $4
   )
   SELECT a.position, a.case_id, a.statuses AS statuses_a, a.scores AS scores_a, b.statuses AS statuses_b, b.scores AS scores_b
     FROM a LEFT JOIN LATERAL (SELECT ${FOLD} FROM eval_case_result WHERE run_id = $2 AND case_id = a.case_id) b ON true
    ORDER BY a.position`;
 
-/** A batch of run_b's ($2) cases after position $3 (at most $4) that have no result in run_a ($1). */
+/** A batch of run_b's ($2) cases at positions $3 < position <= $5 (at most $4) that have no result in run_a ($1). */
 const COMPARE_B_ONLY_SQL = `
   SELECT b.position, b.case_id, NULL::varchar[] AS statuses_a, NULL::real[] AS scores_a,
          array_agg(b.status ORDER BY b.repeat_index) AS statuses_b, array_agg(b.score ORDER BY b.repeat_index) AS scores_b
     FROM eval_case_result b
-   WHERE b.run_id = $2 AND b.position > $3
+   WHERE b.run_id = $2 AND b.position > $3 AND b.position <= $5
      AND NOT EXISTS (SELECT 1 FROM eval_case_result a WHERE a.run_id = $1 AND a.case_id = b.case_id)
    GROUP BY b.position, b.case_id ORDER BY b.position LIMIT $4`;
 
@@ -305,10 +343,10 @@ function rulesColumn(onlyFailed: boolean): string {
              FROM eval_rule_result rr WHERE rr.case_result_id = cr.id${onlyFailed ? ' AND NOT rr.pass' : ''}) AS rules`;
 }
 
-/** The WHERE of a report's case rows: run $1, after the key ($2, $3), then the opt-in filters. */
-function caseWhere(runId: string, filters: ReportFilterQueryDto, after: ReportCaseKey, parameters: unknown[]): string {
-  parameters.push(runId, after.position, after.repeatIndex);
-  const where = ['cr.run_id = $1', '(cr.position, cr.repeat_index) > ($2, $3)'];
+/** The WHERE of a report's case rows: run $1, after the key ($2, $3), at positions up to $4, then the opt-in filters. */
+function caseWhere(runId: string, filters: ReportFilterQueryDto, after: ReportCaseKey, toPosition: number, parameters: unknown[]): string {
+  parameters.push(runId, after.position, after.repeatIndex, toPosition);
+  const where = ['cr.run_id = $1', '(cr.position, cr.repeat_index) > ($2, $3)', 'cr.position <= $4'];
   if (filters.status && filters.status.length > 0) {
     parameters.push(filters.status);
     where.push(`cr.status = ANY($${parameters.length}::varchar[])`);
@@ -325,9 +363,9 @@ function caseWhere(runId: string, filters: ReportFilterQueryDto, after: ReportCa
 }
 
 /** One batch of the JSON report's case rows, served by ix_eval_case_result_run_position in its order. */
-function caseQuery(runId: string, filters: ReportFilterQueryDto, after: ReportCaseKey, limit: number, withRules: boolean): { sql: string; parameters: unknown[] } {
+function caseQuery(runId: string, filters: ReportFilterQueryDto, after: ReportCaseKey, toPosition: number, limit: number, withRules: boolean): { sql: string; parameters: unknown[] } {
   const parameters: unknown[] = [];
-  const where = caseWhere(runId, filters, after, parameters);
+  const where = caseWhere(runId, filters, after, toPosition, parameters);
   parameters.push(limit);
   const sql = `
     SELECT cr.case_id, cr.repeat_index, cr.position, cr.status, cr.output, cr.latency_ms, cr.score, cr.error, cr.transcript,
@@ -341,9 +379,9 @@ function caseQuery(runId: string, filters: ReportFilterQueryDto, after: ReportCa
 }
 
 /** One batch of the Markdown report's rows (`failures`: with the failed rules; `cases`: the table's columns, output cut). */
-function markdownQuery(runId: string, filters: ReportFilterQueryDto, after: ReportCaseKey, limit: number, part: 'failures' | 'cases'): { sql: string; parameters: unknown[] } {
+function markdownQuery(runId: string, filters: ReportFilterQueryDto, after: ReportCaseKey, toPosition: number, limit: number, part: 'failures' | 'cases'): { sql: string; parameters: unknown[] } {
   const parameters: unknown[] = [];
-  const where = caseWhere(runId, filters, after, parameters);
+  const where = caseWhere(runId, filters, after, toPosition, parameters);
   parameters.push(limit);
   // A table cell shows at most 500 characters of the output after escaping (each from at most 2 of the original).
   const columns = part === 'failures' ? `cr.error, ${rulesColumn(true)}` : 'cr.score, cr.latency_ms, left(cr.output, 1001) AS output';

@@ -83,7 +83,7 @@ describe('runBoundedFrom', () => {
 
   it('stops pulling once shouldStop answers true, and passes on a failed pull', async () => {
     let calls = 0;
-    const taken = await runBoundedFrom(source(100), 3, () => ++calls > 5, async () => tick());
+    const taken = await runBoundedFrom(source(100), 3, () => ++calls > 5, async () => { await tick(); });
     expect(taken).toBeLessThanOrEqual(5);
     await expect(runBoundedFrom(async () => { throw new Error('database away'); }, 3, () => false, async () => undefined)).rejects.toThrow('database away');
   });
