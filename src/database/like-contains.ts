@@ -44,7 +44,21 @@ export const SHORT_TERM_MAX_CHARS = 2;
  */
 export function containsMatch(column: string, parameter: string, text: string): [string, Record<string, string>] {
   const like = `${column} ILIKE :${parameter} ESCAPE '\\'`;
-  const grams = text.length > 0 && (!trigramIndexes || [...text].length <= SHORT_TERM_MAX_CHARS);
+  const grams = gramsMatch(`atrium_grams(${column})`, `${parameter}_term`, text);
   if (!grams) return [`(${like})`, { [parameter]: likeContains(text) }];
-  return [`(${like} AND atrium_grams(${column}) @> atrium_term_grams(:${parameter}_term))`, { [parameter]: likeContains(text), [`${parameter}_term`]: text }];
+  return [`(${like} AND ${grams[0]})`, { [parameter]: likeContains(text), ...grams[1] }];
+}
+
+/**
+ * The character/bigram candidate condition of a contains-search, or undefined where the trigram index serves the term
+ * (3+ characters with `pg_trgm`) or the term is empty: `<grams> @> atrium_term_grams(:parameter)`. For searches whose
+ * indexed expression is not `atrium_grams(column)` (a JSON array's elements: `atrium_jsonb_grams(keywords)`); the
+ * caller keeps its own ILIKE as the final check.
+ * @param grams the indexed grams expression
+ * @param parameter a parameter name unique in the statement, bound to the raw term
+ * @param options.evenWithTrigrams for every term length: the expression has no trigram index (a JSON array's elements)
+ */
+export function gramsMatch(grams: string, parameter: string, text: string, options: { evenWithTrigrams?: boolean } = {}): [string, Record<string, string>] | undefined {
+  if (text.length === 0 || (trigramIndexes && !options.evenWithTrigrams && [...text].length > SHORT_TERM_MAX_CHARS)) return undefined;
+  return [`${grams} @> atrium_term_grams(:${parameter})`, { [parameter]: text }];
 }

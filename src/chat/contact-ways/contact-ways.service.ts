@@ -30,7 +30,7 @@ import {
   requireDigitalStaff,
   requireStaffUsers,
 } from './way-support';
-import { containsMatch, likeContains } from '../../database/like-contains';
+import { containsMatch } from '../../database/like-contains';
 
 /**
  * What creating or updating a contact way takes, whichever API family the request came from (ContactWayRequestV1,
@@ -449,10 +449,11 @@ function applyFilters(builder: SelectQueryBuilder<ContactWayEntity>, filter: Con
   if (filter.mobile !== undefined || filter.userName !== undefined) {
     const conditions = ['staff.tenant_id = way.tenant_id', 'staff.corp_id = way.corp_id', 'way.work_chat_user_ids @> jsonb_build_array(staff.work_chat_user_id)'];
     if (filter.mobile !== undefined) conditions.push('staff.mobile = :mobile');
-    if (filter.userName !== undefined) conditions.push("staff.name ILIKE :userNamePattern ESCAPE '\\'");
+    const userName = filter.userName !== undefined ? containsMatch('staff.name', 'userNamePattern', filter.userName) : undefined;
+    if (userName) conditions.push(userName[0]);
     builder.andWhere(`EXISTS (SELECT 1 FROM chat_work_user staff WHERE ${conditions.join(' AND ')})`, {
       ...(filter.mobile !== undefined ? { mobile: filter.mobile } : {}),
-      ...(filter.userName !== undefined ? { userNamePattern: likeContains(filter.userName) } : {}),
+      ...userName?.[1],
     });
   }
 }

@@ -15,7 +15,7 @@ import {
   ScriptContentRequestV1,
   toScriptContentDto,
 } from './scripts.dto';
-import { likeContains } from '../../database/like-contains';
+import { containsMatch, gramsMatch, likeContains } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /** Results of a search when the caller gives no limit. */
@@ -80,13 +80,19 @@ export class ScriptsService {
       }
     }
     if (query.keyword) {
-      const pattern = likeContains(query.keyword);
+      const keyword = query.keyword;
+      const pattern = likeContains(keyword);
+      // Each arm is served by its search index (migration 1795600210000); the keywords' grams are their elements'.
+      const keywordsGrams = gramsMatch('atrium_jsonb_grams(script.keywords)', 'keywordsTerm', keyword, { evenWithTrigrams: true });
       builder.andWhere(
         new Brackets((where) => {
           where
-            .where("script.title ILIKE :pattern ESCAPE '\\'", { pattern })
-            .orWhere("script.content ILIKE :pattern ESCAPE '\\'", { pattern })
-            .orWhere("EXISTS (SELECT 1 FROM jsonb_array_elements_text(script.keywords) keyword WHERE keyword ILIKE :pattern ESCAPE '\\')", { pattern });
+            .where(...containsMatch('script.title', 'titlePattern', keyword))
+            .orWhere(...containsMatch('script.content', 'contentPattern', keyword))
+            .orWhere(
+              `(EXISTS (SELECT 1 FROM jsonb_array_elements_text(script.keywords) keyword WHERE keyword ILIKE :pattern ESCAPE '\\')${keywordsGrams ? ` AND ${keywordsGrams[0]}` : ''})`,
+              { pattern, ...keywordsGrams?.[1] },
+            );
         }),
       );
     }
