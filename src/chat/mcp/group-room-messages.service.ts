@@ -110,7 +110,7 @@ export class GroupRoomMessages {
    */
   @JobHandler(DELIVER_GROUP_ROOM_MESSAGE, { concurrency: 4, retryLimit: DELIVERY_MAX_ATTEMPTS - 1, retryDelaySeconds: 2, retryBackoff: true, expireInSeconds: 300 })
   async deliver({ tenantId, messageId }: { tenantId: string; messageId: string }): Promise<void> {
-    await attemptDelivery(this.dataSource, this.logger, { tenantId, messageId, label: 'Group message' }, async (message) => {
+    await attemptDelivery(this.dataSource, this.logger, { tenantId, messageId, label: 'Group message', leaseMs: this.config.chatDelivery.leaseMs }, async (message) => {
       const room = await this.dataSource.manager.findOneBy(GroupRoomEntity, { tenantId, id: message.contactId });
       if (!room) throw new UndeliverableError('The group room no longer exists.');
       const corp = await sendingCorp(this.dataSource.manager, tenantId, message.corpId);

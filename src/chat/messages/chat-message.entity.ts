@@ -115,6 +115,11 @@ export class ChatMessageEntity {
   @Column({ type: 'integer', default: 0 })
   deliveryAttempts: number;
 
+  /** Until when the delivery attempt sending it holds it (issue 20 item 2; see attemptDelivery), or null. */
+  @Index('ix_chat_message_delivery_lease')
+  @Column({ type: 'timestamptz', nullable: true })
+  deliveryLeaseUntil: Date | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
 

@@ -11,6 +11,7 @@ import { ChatMessagesController } from './chat-messages.controller';
 import { ChatMessagesService } from './chat-messages.service';
 import { MessageCommentEntity } from './message-comment.entity';
 import { MessageDelivery } from './message-delivery';
+import { ChatDeliverySweeper } from './chat-delivery.sweeper';
 import { MessageOptimizerService } from './message-optimizer.service';
 import { DELIVER_CHAT_MESSAGE } from './message-delivery.job';
 import { MessageUploadLimitInterceptor } from './message-upload-limit.interceptor';
@@ -40,7 +41,7 @@ import { largestAttachmentLimit } from './message-send.rules';
     }),
   ],
   controllers: [ChatMessagesController],
-  providers: [ChatMessagesService, MessageOptimizerService, MessageDelivery, MessageUploadLimitInterceptor],
+  providers: [ChatMessagesService, MessageOptimizerService, MessageDelivery, ChatDeliverySweeper, MessageUploadLimitInterceptor],
   exports: [ChatMessagesService],
 })
 export class ChatMessagesModule {}
