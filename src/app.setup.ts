@@ -4,11 +4,11 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Logger as Pino } from 'pino';
-import pinoHttp from 'pino-http';
 import { addChatSecurityScheme, applyChatOperationScopes, CHAT_SWAGGER_UI_OPTIONS, mountChatAuthorizationServer } from './chat/auth/chat-openapi';
 import { JsonBodyInterceptor, jsonBodyGate } from './common/http/body-parsing';
-import { requestIdFor } from './common/http/request-id';
-import { requestContextMiddleware } from './common/logging/request-context';
+import { composeMiddleware } from './common/http/compose-middleware';
+import { recordStaticHeaders, staticHeadersMiddleware } from './common/http/static-headers';
+import { installLazyRequestLogger, requestLogMiddleware } from './common/logging/request-log';
 import { httpMetricsMiddleware, metricsRoute } from './common/metrics/metrics-http';
 import { MetricsRegistry } from './common/metrics/metrics.registry';
 import { enrichOpenApiDocument } from './common/openapi/enrich-document';
@@ -65,29 +65,16 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  */
 export function configureApp(app: NestExpressApplication, config: AppConfig, logger: Pino): void {
   app.set('trust proxy', 'loopback');
-  // Counted first, so every answer (sites, 404s, refusals) is in atrium_http_requests_total (issue 15 item 1).
+  // Counted first, so every answer (sites, 404s, refusals) is in atrium_http_requests_total (issue 15 item 1). Then
+  // every request gets an id (the caller's when sane: in the answer, its log lines and its problem body), its log
+  // context and one completion line (request-log.ts). One Express layer for all of it (issue 14 item 1).
   const metrics = app.get(MetricsRegistry);
-  app.use(httpMetricsMiddleware(metrics));
-  app.use(
-    pinoHttp({
-      logger,
-      // Every request gets an id, the caller's when sane; it is in the answer, its log lines and its problem body.
-      genReqId: (request, response) => {
-        const id = requestIdFor(request.headers['x-request-id']);
-        response.setHeader('X-Request-Id', id);
-        return id;
-      },
-      autoLogging: { ignore: (request) => request.url === '/api/health' || (request.url ?? '').startsWith('/api/health/') || request.url === '/metrics' },
-      customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info'),
-      serializers: {
-        req: (request: { id?: unknown; method: string; url: string; remoteAddress?: string }) => ({ id: request.id, method: request.method, url: request.url.split('?')[0], remoteAddress: request.remoteAddress }),
-        res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-      },
-    }),
-  );
-  app.use(requestContextMiddleware);
+  installLazyRequestLogger((app.getHttpAdapter().getInstance() as { request: object }).request);
+  const isProbe = (request: { url?: string }) => request.url === '/api/health' || (request.url ?? '').startsWith('/api/health/') || request.url === '/metrics';
+  const front = [httpMetricsMiddleware(metrics), requestLogMiddleware(logger, { ignore: isProbe })];
   // `/metrics` on the app's own port: before the sites (its root segment is reserved for them).
-  if (config.metrics.port === undefined || config.metrics.port === config.port) app.use(metricsRoute(metrics, config.metrics.token));
+  if (config.metrics.port === undefined || config.metrics.port === config.port) front.push(metricsRoute(metrics, config.metrics.token));
+  app.use(composeMiddleware(...front));
   // The chat wing's built-in OAuth2 server (/oauth): before the sites (no namespace may shadow its JWKS) and the
   // body parsers (it reads its own form bodies).
   mountChatAuthorizationServer(app);
@@ -98,10 +85,13 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   // STORAGE_DRIVER=s3: sites are streamed from the bucket, each visible while its deployment row exists (issue 20 item 4).
   const bucket = app.get<S3Bucket | null>(OBJECT_BUCKET, { strict: false });
   const fileServer = bucket ? s3SiteHandler(bucket, app.get(DataSource)) : undefined;
-  app.use(siteServingMiddleware(config.deploy.sitesDir, { sitesOrigin: config.deploySites.origin, fileServer }));
-  app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https:'] } } }));
+  // helmet's policy is static: its headers are recorded once and replayed per request (static-headers.ts).
+  const apiHeaders = recordStaticHeaders(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https:'] } } }));
   // JSON bodies are read after authentication, with each route's limit and a depth limit (body-parsing.ts).
   const jsonLimits = { defaultBytes: config.httpBodies.defaultJsonLimitBytes, documentBytes: config.jsonBodyLimitBytes, maxDepth: config.httpBodies.maxJsonDepth };
+  // The gate keeps its own name (`jsonParser`): Nest mounts Express's JSON parser unless a middleware of that name is
+  // mounted, so it stays a layer of its own.
+  app.use(composeMiddleware(siteServingMiddleware(config.deploy.sitesDir, { sitesOrigin: config.deploySites.origin, fileServer, memoryCache: config.deploySites.memoryCache }), staticHeadersMiddleware(apiHeaders)));
   app.use(jsonBodyGate(jsonLimits));
   app.useGlobalInterceptors(new JsonBodyInterceptor(app.get(Reflector), jsonLimits));
   app.useGlobalPipes(createValidationPipe());

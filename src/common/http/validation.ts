@@ -1,5 +1,6 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
 import { undeclaredNullFields } from './null-fields';
+import { cacheValidationMetadata } from './validation-metadata-cache';
 
 /** Flattens nested class-validator errors into `{ field: 'a.b[0].c', messages }` entries. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): { field: string; messages: string[] }[] {
@@ -26,9 +27,11 @@ class AtriumValidationPipe extends ValidationPipe {
 /**
  * The global ValidationPipe (DESIGN.md, Request pipeline): unknown fields are refused, values transformed to the
  * DTO's types, and `null` only where the field is declared `nullable: true` (issue 22); a failure is a 400 problem
- * with one `errors[]` entry per field.
+ * with one `errors[]` entry per field. Class-validator's metadata of each DTO is looked up once, not per request
+ * (validation-metadata-cache.ts).
  */
 export function createValidationPipe(): ValidationPipe {
+  cacheValidationMetadata();
   return new AtriumValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,

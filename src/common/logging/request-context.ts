@@ -13,8 +13,13 @@ export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
 }
 
+/** Runs `fn` (the rest of a request) in the context of request `requestId` (request-log.ts calls it first thing). */
+export function runInRequestContext(requestId: string, fn: () => void): void {
+  storage.run({ requestId }, fn);
+}
+
 /**
- * Express middleware (after pino-http, which set `req.id`): runs the rest of the request inside its context, so
+ * Express middleware (after something set `req.id`): runs the rest of the request inside its context, so
  * every log line it writes carries `requestId` (createRootLogger's mixin; issue 15 item 2).
  */
 export function requestContextMiddleware(request: Request, _response: Response, next: NextFunction): void {

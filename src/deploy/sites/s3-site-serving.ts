@@ -3,6 +3,7 @@ import { extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { DataSource } from 'typeorm';
 import { isMissingObject, S3Bucket, s3Status } from '../../common/storage/s3.storage';
+import { siteCacheControl } from './site-serving';
 
 /** Key prefix of every published site in the bucket. */
 export const SITES_PREFIX = 'sites/';
@@ -43,7 +44,7 @@ export function siteObjectPath(rest: string): string | undefined {
  * site-serving.ts. A site is visible only while its deployment row exists: every request reads the row (one unique
  * index probe, no cache, so a delete on any instance hides the site at once, and a deploy whose row never committed is
  * never served). The object is streamed with the same answers as from disk: Content-Type by extension, ETag,
- * Last-Modified, `Accept-Ranges: bytes`, `Cache-Control: public, max-age=0`; `Range` gives 206 (416 when
+ * Last-Modified, `Accept-Ranges: bytes`, `Cache-Control` by siteCacheControl (site-serving.ts); `Range` gives 206 (416 when
  * unsatisfiable), `If-None-Match`/`If-Modified-Since` give 304 (S3 evaluates them), and a folder without its slash
  * is redirected (301) to it when it has an index.html. Anything else calls `next()`, as express.static's fallthrough.
  * The caller has already checked that the path is a site path and set the site headers.
@@ -76,7 +77,7 @@ export function s3SiteHandler(bucket: S3Bucket, dataSource: DataSource): Request
       response.status(read.status);
       response.type(extname(path) || 'application/octet-stream');
       response.setHeader('Accept-Ranges', 'bytes');
-      response.setHeader('Cache-Control', 'public, max-age=0');
+      response.setHeader('Cache-Control', siteCacheControl(path));
       if (read.etag) response.setHeader('ETag', read.etag);
       if (read.lastModified) response.setHeader('Last-Modified', read.lastModified.toUTCString());
       if (read.contentLength !== undefined) response.setHeader('Content-Length', String(read.contentLength));

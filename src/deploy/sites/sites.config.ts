@@ -1,5 +1,5 @@
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsOptional, IsUrl, Matches } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
 import { ConfigVariable, declareConfig } from '../../config/config-variable';
 
 const SITES = 'Deploy sites and uploads';
@@ -23,6 +23,19 @@ export class SiteServingVariables {
   DEPLOY_SITES_ORIGIN?: string;
 
   @ConfigVariable({
+    group: SITES,
+    description:
+      'bytes of small site files (index.html, scripts, styles) kept in memory, least recently used dropped first; each use still checks the file on disk, so a deleted site is never served from memory. 0: every file is read from disk. Not used with STORAGE_DRIVER=s3',
+    unit: 'bytes',
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(4 * 1024 * 1024 * 1024)
+  DEPLOY_SITES_MEMORY_CACHE_BYTES: number = 32 * 1024 * 1024;
+
+  @ConfigVariable({ group: SITES, description: 'largest site file kept in memory (see DEPLOY_SITES_MEMORY_CACHE_BYTES); larger ones are always streamed from disk', unit: 'bytes' })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(64 * 1024 * 1024)
+  DEPLOY_SITES_MEMORY_CACHE_FILE_BYTES: number = 64 * 1024;
+
+  @ConfigVariable({
     group: DOCS,
     description: 'let Swagger UI (/docs) keep the credentials entered under "Authorize" in the browser\'s localStorage across reloads. Off by default: any script that ever runs on the API origin could read them',
     unit: 'flag',
@@ -31,12 +44,18 @@ export class SiteServingVariables {
   DOCS_PERSIST_AUTHORIZATION: boolean = false;
 }
 
-/** The sites' slice of AppConfig: `deploySites.origin` (no trailing slash, or undefined) and `docs.persistAuthorization`. */
+/**
+ * The sites' slice of AppConfig: `deploySites.origin` (no trailing slash, or undefined), `deploySites.memoryCache`
+ * (`maxBytes`, `maxFileBytes`) and `docs.persistAuthorization`.
+ */
 export const siteServingConfig = declareConfig({
   wing: 'deploy',
   variables: SiteServingVariables,
   resolve: (vars) => ({
-    deploySites: { origin: vars.DEPLOY_SITES_ORIGIN?.replace(/\/+$/, '') },
+    deploySites: {
+      origin: vars.DEPLOY_SITES_ORIGIN?.replace(/\/+$/, ''),
+      memoryCache: { maxBytes: vars.DEPLOY_SITES_MEMORY_CACHE_BYTES, maxFileBytes: vars.DEPLOY_SITES_MEMORY_CACHE_FILE_BYTES },
+    },
     docs: { persistAuthorization: vars.DOCS_PERSIST_AUTHORIZATION },
   }),
 });
