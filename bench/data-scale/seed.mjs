@@ -171,9 +171,9 @@ async function seedChatRows(sql, tenants, { perTenant, ways, staff, bigState, bi
        SELECT $1, $2::uuid, 'wm' || ${index} || 'x' || i, 'oid' || ${index} || 'x' || i,
               CASE WHEN i % 4 = 0 THEN 'staff00' ELSE 'staff' || lpad((1 + i % ${staff - 1})::text, 2, '0') END, ${nameSql('i')},
               CASE WHEN i % 4 = 0 THEN 'VIP ' || i END, CASE WHEN i % 3 = 0 THEN '139' || lpad(i::text, 8, '0') END, '[]'::jsonb,
-              CASE WHEN (i * 7919) % 1000 < ${Math.round(bigStateShare * 1000)} THEN '${bigState}' ELSE 'st-' || (1 + i % 49) END,
-              now() - ((i * 7919) % 525600) * interval '1 minute', 1, now() - ((i * 7919) % 525600) * interval '1 minute',
-              i % 40 <> 0, '{}'::jsonb, now() - ((i * 7919) % 525600) * interval '1 minute', now()
+              CASE WHEN (i::bigint * 7919) % 1000 < ${Math.round(bigStateShare * 1000)} THEN '${bigState}' ELSE 'st-' || (1 + i % 49) END,
+              now() - ((i::bigint * 7919) % 525600) * interval '1 minute', 1, now() - ((i::bigint * 7919) % 525600) * interval '1 minute',
+              i % 40 <> 0, '{}'::jsonb, now() - ((i::bigint * 7919) % 525600) * interval '1 minute', now()
        FROM generate_series(0, ${perTenant - 1}) AS i`,
       params,
     );
@@ -199,15 +199,15 @@ export async function seedDeploy(sql, { rows, namespaces, log = () => undefined 
       sql,
       'deploy_deployment',
       ['namespace', 'project_name', 'directory_name', 'file_count', 'bytes', 'token_prefix', 'agent_id', 'created_at'],
-      `SELECT (${list})[1 + i % ${n}], 'project-' || (i % 5000), 'bench-' || i, 1 + i % 50, (i * 7919) % 50000000, 'benchtok', 'bench-agent',
-              now() - ((i * 7919) % 525600) * interval '1 minute'
+      `SELECT (${list})[1 + i % ${n}], 'project-' || (i % 5000), 'bench-' || i, 1 + i % 50, (i::bigint * 7919) % 50000000, 'benchtok', 'bench-agent',
+              now() - ((i::bigint * 7919) % 525600) * interval '1 minute'
          FROM generate_series(0, ${rows - 1}) AS i`,
     );
     await insertSelect(
       sql,
       'deploy_audit_entry',
       ['occurred_at', 'token_prefix', 'agent_id', 'namespace', 'action', 'target', 'outcome', 'status'],
-      `SELECT now() - ((i * 7919) % 525600) * interval '1 minute', 'benchtok', 'bench-agent', (${list})[1 + i % ${n}],
+      `SELECT now() - ((i::bigint * 7919) % 525600) * interval '1 minute', 'benchtok', 'bench-agent', (${list})[1 + i % ${n}],
               (ARRAY['deploy','exec','upload','delete'])[1 + i % 4], 'bench-' || i, CASE WHEN i % 20 = 0 THEN 'refused' ELSE 'ok' END, CASE WHEN i % 20 = 0 THEN 403 ELSE 200 END
          FROM generate_series(0, ${rows - 1}) AS i`,
     );
@@ -238,7 +238,7 @@ export async function seedEvaluation(sql, { rows, log = () => undefined }) {
       'eval_scenario',
       ['name', 'metadata', 'cases', 'model_bindings', 'llm_config', 'version', 'created_at', 'updated_at'],
       `SELECT ${nameSql('i')} || ' scenario', '{}'::jsonb, '[{"id":"a","input":"hi","rules":[{"type":"contains","value":"hi"}]}]'::jsonb, '{}'::jsonb, '{}'::jsonb, 1 + i % 5,
-              now() - ((i * 7919) % 525600) * interval '1 minute', now()
+              now() - ((i::bigint * 7919) % 525600) * interval '1 minute', now()
          FROM generate_series(0, ${rows - 1}) AS i`,
     );
     await insertSelect(
@@ -246,7 +246,7 @@ export async function seedEvaluation(sql, { rows, log = () => undefined }) {
       'eval_target',
       ['name', 'kind', 'channel', 'secrets', 'max_concurrency', 'created_at', 'updated_at'],
       `SELECT ${nameSql('i')} || ' agent', 'http', '{"url":"http://127.0.0.1:9/bench","body_template":{"m":"{{message}}"},"reply_path":"$.reply"}'::jsonb, '{}'::jsonb, 4,
-              now() - ((i * 7919) % 525600) * interval '1 minute', now()
+              now() - ((i::bigint * 7919) % 525600) * interval '1 minute', now()
          FROM generate_series(0, ${targets - 1}) AS i`,
     );
     await insertSelect(
@@ -258,9 +258,9 @@ export async function seedEvaluation(sql, { rows, log = () => undefined }) {
        SELECT s.ids[1 + i % array_length(s.ids, 1)], 'Bench scenario', 1, t.ids[1 + i % array_length(t.ids, 1)], t.names[1 + i % array_length(t.ids, 1)],
               CASE WHEN i % 10 < 6 THEN 'completed' WHEN i % 10 = 6 THEN 'failed' WHEN i % 10 = 7 THEN 'cancelled' WHEN i % 10 = 8 THEN 'running' ELSE 'queued' END,
               'api', 4, 1, '[]'::jsonb, '{}'::jsonb, '{}'::jsonb,
-              CASE WHEN i % 10 < 6 THEN jsonb_build_object('total_cases', 10, 'passed_cases', i % 11, 'pass_rate', round((i % 11) / 10.0, 4), 'latency_p95_ms', 100 + (i * 104729) % 5000) END,
-              now() - ((i * 7919) % 525600) * interval '1 minute' - interval '5 minutes', CASE WHEN i % 10 < 9 THEN now() - ((i * 7919) % 525600) * interval '1 minute' - interval '4 minutes' END,
-              CASE WHEN i % 10 < 8 THEN now() - ((i * 7919) % 525600) * interval '1 minute' END
+              CASE WHEN i % 10 < 6 THEN jsonb_build_object('total_cases', 10, 'passed_cases', i % 11, 'pass_rate', round((i % 11) / 10.0, 4), 'latency_p95_ms', 100 + (i::bigint * 104729) % 5000) END,
+              now() - ((i::bigint * 7919) % 525600) * interval '1 minute' - interval '5 minutes', CASE WHEN i % 10 < 9 THEN now() - ((i::bigint * 7919) % 525600) * interval '1 minute' - interval '4 minutes' END,
+              CASE WHEN i % 10 < 8 THEN now() - ((i::bigint * 7919) % 525600) * interval '1 minute' END
          FROM generate_series(0, ${rows - 1}) AS i, s, t`,
     );
   }, log);
