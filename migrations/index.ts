@@ -36,6 +36,7 @@ import { ChatSandboxContacts1795403000000 } from './1795403000000-ChatSandboxCon
 import { ChatCustomerTodos1795401000000 } from './1795401000000-ChatCustomerTodos';
 import { EvaluationSsoState1795600500000 } from './1795600500000-EvaluationSsoState';
 import { ChatDeliveryLease1795600400000 } from './1795600400000-ChatDeliveryLease';
+import { EvaluationRunWebhookDelivery1795600410000 } from './1795600410000-EvaluationRunWebhookDelivery';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -77,4 +78,5 @@ export const ALL_MIGRATIONS = [
   ScriptSearchIndexes1795600210000,
   EvaluationSsoState1795600500000,
   ChatDeliveryLease1795600400000,
+  EvaluationRunWebhookDelivery1795600410000,
 ];

@@ -23,6 +23,7 @@ import { evaluationConfig } from './evaluation/evaluation.config';
 import { evaluationOutboundConfig } from './evaluation/evaluation-outbound.config';
 import { evaluationSsoConfig } from './evaluation/auth/sso/sso.config';
 import { runsConfig } from './evaluation/runs/runs.config';
+import { runWebhookConfig } from './evaluation/runs/run-webhook.config';
 import { chatDeliveryConfig } from './chat/messages/message-delivery.config';
 
 /**
@@ -55,6 +56,7 @@ export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   evaluationOutboundConfig,
   evaluationSsoConfig,
   runsConfig,
+  runWebhookConfig,
 ];
 
 /**

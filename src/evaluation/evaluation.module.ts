@@ -44,7 +44,7 @@ import { ReportsController } from './reports/reports.controller';
 import { ReportsService } from './reports/reports.service';
 import { CaseResultEntity } from './runs/case-result.entity';
 import { RUN_EVALUATION } from './runs/run-jobs';
-import { RUN_COMPLETED_WEBHOOK, RunWebhook } from './runs/run-webhook';
+import { RUN_COMPLETED_WEBHOOK, RunWebhook, RunWebhookSweeper } from './runs/run-webhook';
 import { RunExecutor } from './runs/run-executor';
 import { RunMetrics } from './runs/run-metrics';
 import { RunLeaseSweeper } from './runs/run-lease.sweeper';
@@ -67,7 +67,7 @@ import { TargetsService } from './targets/targets.service';
     JobsModule.forFeature([ANALYSE_CAMPAIGN, RUN_EVALUATION, RUN_COMPLETED_WEBHOOK]),
   ],
   controllers: [AnalysisController, IntelligentEvaluationsController, IntelligentSessionsController, SignInController, SsoController, ApiKeysController, ModelConfigsController, ScenariosController, TargetsController, RunsController, ReportsController, DashboardController, CampaignsController, ExplorationController],
-  providers: [AnalysisService, AnalysisExecutor, AnalysisSweeper, IntelligentEvaluationsService, IntelligentSessionsService, EvaluationSessions, EvaluationApiKeyStrategy, EvaluationSessionStrategy, EvaluationPasswordStrategy, EvaluationSsoStrategy, ApiKeysService, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunMetrics, RunLeaseSweeper, RunWebhook, ReportsService, DashboardService, CampaignResultsQuery, CampaignsService, ExplorationService, PatrolService],
+  providers: [AnalysisService, AnalysisExecutor, AnalysisSweeper, IntelligentEvaluationsService, IntelligentSessionsService, EvaluationSessions, EvaluationApiKeyStrategy, EvaluationSessionStrategy, EvaluationPasswordStrategy, EvaluationSsoStrategy, ApiKeysService, ModelConfigsService, ScenariosService, TargetsService, RunsService, RunExecutor, RunMetrics, RunLeaseSweeper, RunWebhook, RunWebhookSweeper, ReportsService, DashboardService, CampaignResultsQuery, CampaignsService, ExplorationService, PatrolService],
   exports: [ModelConfigsService, ScenariosService, TargetsService, CampaignResultsQuery, CampaignsService],
 })
 export class EvaluationModule {}
