@@ -3,15 +3,19 @@ import fs from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, gzipSync } from 'node:zlib';
 import * as tar from 'tar';
 import {
   ArchiveRejectedError,
   buildSiteDirectoryName,
+  discardUnpackedSite,
   publishSiteArchive,
+  promoteStagedSite,
   removePublishedSite,
+  stagedAs,
+  unpackSiteStream,
   type ArchiveLimits,
 } from './site-publisher';
 
@@ -514,5 +518,100 @@ describe('buildSiteDirectoryName', () => {
     expect(() => buildSiteDirectoryName('site', now, 'ABCDEFGH')).toThrow(RangeError);
     expect(() => buildSiteDirectoryName('site', now, '../x')).toThrow(RangeError);
     expect(() => buildSiteDirectoryName('site', new Date('nope'))).toThrow(RangeError);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The archive read as a stream while it arrives (issue 14 item 2).
+
+describe('unpackSiteStream (the archive part of a request, unpacked as it arrives)', () => {
+  jest.setTimeout(30_000);
+  /** A readable fed by hand, like the archive part of a request: chunks arrive when the test says so. */
+  function arriving(): { source: PassThrough; send(bytes: Buffer, chunkBytes?: number): void } {
+    const source = new PassThrough();
+    return {
+      source,
+      send(bytes, chunkBytes = 4096) {
+        for (let offset = 0; offset < bytes.length; offset += chunkBytes) source.write(bytes.subarray(offset, offset + chunkBytes));
+      },
+    };
+  }
+
+  it('unpacks small chunks into staging, then is named and published in one rename', async () => {
+    const archive = gzipSync(rawTar([{ name: 'index.html', body: Buffer.from('<h1>hi</h1>') }, { name: 'a/b.css', body: randomBytes(3000) }]));
+    const { source, send } = arriving();
+    const unpacking = unpackSiteStream({ source, sitesRoot, limits: LIMITS });
+    send(archive, 100);
+    source.end();
+    const unpacked = await unpacking;
+    expect(unpacked).toMatchObject({ fileCount: 2, bytes: 3011 });
+    expect(relative(sitesRoot, unpacked.staging)).toMatch(/^\.staging\/[0-9a-f]{24}$/);
+    const staged = await stagedAs(unpacked, 'contact-42', 'a1b2c3d4-site-20250101000000');
+    const site = await promoteStagedSite(staged);
+    expect(await readFile(join(site.path, 'index.html'), 'utf8')).toBe('<h1>hi</h1>');
+    expect(await tree(join(sitesRoot, '.staging'))).toEqual([]);
+  });
+
+  it('refuses a hostile entry as soon as it arrives, removes staging and leaves the source paused for the caller', async () => {
+    const evil = rawTar([{ name: 'ok.txt', body: Buffer.from('ok') }, { name: '../evil', body: Buffer.from('x') }], { endBlocks: false });
+    const { source, send } = arriving();
+    const unpacking = unpackSiteStream({ source, sitesRoot, limits: LIMITS });
+    send(gzipSync(evil));
+    // No end: the refusal does not wait for the rest of the upload.
+    await expect(unpacking).rejects.toThrow(ArchiveRejectedError);
+    expect(await tree(join(sitesRoot, '.staging'))).toEqual([]);
+    expect(source.isPaused()).toBe(true);
+    source.destroy();
+  });
+
+  it('fails with the abort reason when cut (the upload passed its size limit) and leaves nothing', async () => {
+    const { source, send } = arriving();
+    const cut = new AbortController();
+    const unpacking = unpackSiteStream({ source, sitesRoot, limits: LIMITS, signal: cut.signal });
+    send(gzipSync(rawTar([{ name: 'big.bin', body: randomBytes(2 * MB) }], { endBlocks: false })).subarray(0, MB));
+    await new Promise((resolveSoon) => setTimeout(resolveSoon, 50));
+    const reason = new Error('over the archive limit');
+    cut.abort(reason);
+    await expect(unpacking).rejects.toBe(reason);
+    expect(await tree(join(sitesRoot, '.staging'))).toEqual([]);
+  });
+
+  it('fails when the client goes away mid-archive (the source errors or closes early) and leaves nothing', async () => {
+    for (const goAway of [(source: PassThrough) => source.destroy(new Error('Request aborted')), (source: PassThrough) => source.destroy()]) {
+      const { source, send } = arriving();
+      const unpacking = unpackSiteStream({ source, sitesRoot, limits: LIMITS });
+      send(gzipSync(rawTar([{ name: 'big.bin', body: randomBytes(2 * MB) }])).subarray(0, MB));
+      await new Promise((resolveSoon) => setTimeout(resolveSoon, 50));
+      goAway(source);
+      const error = await unpacking.then(
+        () => undefined,
+        (caught: Error) => caught,
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(ArchiveRejectedError);
+      expect(await tree(join(sitesRoot, '.staging'))).toEqual([]);
+    }
+  });
+
+  it('refuses bytes after the gzip member, as it did when the archive was staged on disk', async () => {
+    const { source, send } = arriving();
+    const unpacking = unpackSiteStream({ source, sitesRoot, limits: LIMITS });
+    send(Buffer.concat([gzipSync(rawTar([{ name: 'index.html', body: Buffer.from('x') }])), Buffer.alloc(2048, 7)]));
+    source.end();
+    await expect(unpacking).rejects.toThrow(ArchiveRejectedError);
+    expect(await tree(join(sitesRoot, '.staging'))).toEqual([]);
+  });
+
+  it('refuses a clashing target when named, keeping the unpacked staging for the caller to discard', async () => {
+    await fs.promises.mkdir(join(sitesRoot, 'contact-42', 'a1b2c3d4-site-20250101000000'), { recursive: true });
+    const { source, send } = arriving();
+    const unpacking = unpackSiteStream({ source, sitesRoot, limits: LIMITS });
+    send(gzipSync(rawTar([{ name: 'index.html', body: Buffer.from('x') }])));
+    source.end();
+    const unpacked = await unpacking;
+    await expect(stagedAs(unpacked, 'contact-42', 'a1b2c3d4-site-20250101000000')).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(stagedAs(unpacked, 'contact-42', '../escape')).rejects.toThrow(/outside/);
+    await discardUnpackedSite(unpacked);
+    expect(await tree(join(sitesRoot, '.staging'))).toEqual([]);
   });
 });
