@@ -58,8 +58,9 @@ export class SsoStateStore {
     }
     this.dataSource
       .query(`DELETE FROM eval_sso_state WHERE state_hash = $1 RETURNING code_verifier, expires_at > now() AS live`, [sha256Hex(state)])
-      .then((rows: { code_verifier: string; live: boolean }[]) => {
-        const [row] = rows;
+      .then((result: unknown[]) => {
+        // TypeORM answers a DELETE … RETURNING with [rows, affected count].
+        const [row] = (Array.isArray(result[0]) ? result[0] : result) as { code_verifier: string; live: boolean }[];
         if (!row || !row.live) return callback(new BadRequestException('The sign-in state is unknown, already used or expired; start again at /api/auth/sso/login.'));
         callback(null, row.code_verifier, undefined);
       }, (error: Error) => callback(error));
