@@ -28,6 +28,9 @@ export class GuessLimitExceeded extends ProblemException {
   }
 }
 
+/** What the upsert on a window decided for one attempt. */
+type Outcome = 'granted' | 'busy' | 'refused';
+
 interface Reservation {
   kind: GuessKind;
   clientKey: string;
@@ -88,28 +91,118 @@ export class GuessLimiter {
     return result;
   }
 
-  /** Reserves one check, waiting while only checks in flight stand in the way. */
-  private async reserve(kind: GuessKind, clientKey: string, { maxFailures, windowMs }: GuessLimit): Promise<Reservation> {
-    const deadline = Date.now() + BUSY_WAIT_MS;
-    for (;;) {
-      const now = Date.now();
-      const reservation: Reservation = { kind, clientKey, windowStart: new Date(windowStartOf(now, windowMs)) };
-      const rows: { outcome: 'granted' | 'busy' | 'refused'; refused: number; inserted: boolean }[] = await this.dataSource.query(
+  /**
+   * {@link check} in one PostgreSQL round trip instead of three, for a `verify` that is pure and in memory (a
+   * constant-time comparison with a configured secret: the owner token, the registration key, a password). `verify`
+   * runs first; one atomic upsert on (kind, client, window) then decides under the row's lock, as the reservation
+   * would have: `granted` (its answer is used, and a wrong one is counted as a failure in the same statement),
+   * `refused` (429, its answer is never used) or `busy` (checks in flight of {@link check} could still fail: wait and
+   * decide again). So the number of wrong credentials whose answer anyone sees stays at most `maxFailures` per client
+   * and window, and a right credential is still refused past the limit (issue 12 item 5, issue 14 item 1). Never use it
+   * for a `verify` that reads the database or has side effects: their cost or timing would tell before the decision.
+   * @returns what `verify` returned (undefined = wrong credential, now counted as a failure)
+   * @throws GuessLimitExceeded as {@link check}
+   */
+  async checkPure<T>(kind: GuessKind, clientAddress: string | undefined, verify: () => T | undefined, limit: GuessLimit = this.limitOf(kind)): Promise<T | undefined> {
+    const result = verify();
+    await this.reserve(kind, clientKeyOf(clientAddress), limit, result === undefined);
+    return result;
+  }
+
+  /**
+   * {@link check} in one PostgreSQL round trip instead of three, for a credential looked up in PostgreSQL (issue 14
+   * item 1: an API key cost a reservation, the lookup and the settlement). The lookup and the decision are one
+   * statement: `lookup.sql` (a SELECT of at most one row: the credential's principal) runs as a CTE, and one atomic
+   * upsert on (kind, client, window) decides under the row's lock, as {@link checkPure} does, with "wrong" meaning
+   * "the lookup found no row". The row is returned only when the check was granted, so no more than `maxFailures`
+   * wrong credentials are answered per client and window, and a right one is refused past the limit.
+   * `lookup.afterGrant` is an optional data-modifying statement run in the same statement, which may read the CTEs
+   * `found` (the lookup's row) and `decided` (`outcome`: `granted`, `busy` or `refused`), e.g. to note the
+   * credential's last use only when granted: nothing that depends on the credential happens before the decision.
+   * @param lookup `sql` with placeholders `$1…$n` for `parameters`
+   * @returns the lookup's row (undefined = wrong credential, now counted as a failure)
+   * @throws GuessLimitExceeded as {@link check}
+   */
+  async checkLookup<T extends object>(
+    kind: GuessKind,
+    clientAddress: string | undefined,
+    lookup: { sql: string; parameters: unknown[]; afterGrant?: string },
+    { maxFailures, windowMs }: GuessLimit = this.limitOf(kind),
+  ): Promise<T | undefined> {
+    const clientKey = clientKeyOf(clientAddress);
+    const at = lookup.parameters.length;
+    const statement = `WITH found AS (${lookup.sql}),
+      decided AS (
+        INSERT INTO auth_guess_window AS w (kind, client_key, window_start, failures, in_flight, refused, last_outcome, first_at, last_at)
+        SELECT $${at + 1}, $${at + 2}, $${at + 3}, CASE WHEN f.ok THEN 0 ELSE 1 END, 0, 0, 'granted', now(), now()
+        FROM (SELECT EXISTS (SELECT 1 FROM found) AS ok) AS f
+        ON CONFLICT (kind, client_key, window_start) DO UPDATE SET
+          failures = w.failures + CASE WHEN w.failures + w.in_flight < $${at + 4} THEN EXCLUDED.failures ELSE 0 END,
+          refused = w.refused + CASE WHEN w.failures >= $${at + 4} THEN 1 ELSE 0 END,
+          last_outcome = CASE WHEN w.failures + w.in_flight < $${at + 4} THEN 'granted' WHEN w.failures >= $${at + 4} THEN 'refused' ELSE 'busy' END,
+          last_at = now()
+        RETURNING last_outcome AS outcome, refused, (xmax = 0) AS inserted
+      )${lookup.afterGrant ? `, after_grant AS (${lookup.afterGrant})` : ''}
+      SELECT d.outcome AS guess_outcome, d.refused AS guess_refused, d.inserted AS guess_inserted, f.*
+      FROM decided AS d LEFT JOIN found AS f ON d.outcome = 'granted'`;
+    let found: T | undefined;
+    await this.decide(kind, clientKey, windowMs, async (windowStart) => {
+      const rows: ({ guess_outcome: Outcome; guess_refused: number; guess_inserted: boolean } & Record<string, unknown>)[] = await this.dataSource.query(statement, [
+        ...lookup.parameters,
+        kind,
+        clientKey,
+        windowStart,
+        maxFailures,
+      ]);
+      const [{ guess_outcome: outcome, guess_refused: refused, guess_inserted: inserted, ...row }] = rows;
+      if (outcome === 'granted' && Object.values(row).some((value) => value !== null)) found = row as T;
+      return { outcome, refused, inserted };
+    });
+    return found;
+  }
+
+  /**
+   * Reserves one check, waiting while only checks in flight stand in the way. With `decided` (checkPure: the
+   * verdict is known, true = wrong credential), a granted check is settled in the same statement: nothing is left in
+   * flight and a wrong credential counts as a failure at once.
+   */
+  private async reserve(kind: GuessKind, clientKey: string, { maxFailures, windowMs }: GuessLimit, decided?: boolean): Promise<Reservation> {
+    // In flight until settled (check), or settled at once: a failure when decided wrong, nothing when decided right.
+    const inFlight = decided === undefined ? 1 : 0;
+    const failure = decided === true ? 1 : 0;
+    const windowStart = await this.decide(kind, clientKey, windowMs, async (start) => {
+      const rows: { outcome: Outcome; refused: number; inserted: boolean }[] = await this.dataSource.query(
         `INSERT INTO auth_guess_window AS w (kind, client_key, window_start, failures, in_flight, refused, last_outcome, first_at, last_at)
-         VALUES ($1, $2, $3, 0, 1, 0, 'granted', now(), now())
+         VALUES ($1, $2, $3, $6, $5, 0, 'granted', now(), now())
          ON CONFLICT (kind, client_key, window_start) DO UPDATE SET
-           in_flight = w.in_flight + CASE WHEN w.failures + w.in_flight < $4 THEN 1 ELSE 0 END,
+           in_flight = w.in_flight + CASE WHEN w.failures + w.in_flight < $4 THEN $5 ELSE 0 END,
+           failures = w.failures + CASE WHEN w.failures + w.in_flight < $4 THEN $6 ELSE 0 END,
            refused = w.refused + CASE WHEN w.failures >= $4 THEN 1 ELSE 0 END,
            last_outcome = CASE WHEN w.failures + w.in_flight < $4 THEN 'granted' WHEN w.failures >= $4 THEN 'refused' ELSE 'busy' END,
            last_at = now()
          RETURNING last_outcome AS outcome, refused, (xmax = 0) AS inserted`,
-        [kind, clientKey, reservation.windowStart, maxFailures],
+        [kind, clientKey, start, maxFailures, inFlight, failure],
       );
-      const [{ outcome, refused, inserted }] = rows;
+      return rows[0];
+    });
+    return { kind, clientKey, windowStart };
+  }
+
+  /**
+   * The decision loop shared by every check: runs `attempt` for the current window until it is granted (returns the
+   * window's start), refused (429), or busy for longer than BUSY_WAIT_MS (429 after waiting); sweeps old windows when
+   * a window's first row was inserted.
+   */
+  private async decide(kind: GuessKind, clientKey: string, windowMs: number, attempt: (windowStart: Date) => Promise<{ outcome: Outcome; refused: number; inserted: boolean }>): Promise<Date> {
+    const deadline = Date.now() + BUSY_WAIT_MS;
+    for (;;) {
+      const now = Date.now();
+      const windowStart = new Date(windowStartOf(now, windowMs));
+      const { outcome, refused, inserted } = await attempt(windowStart);
       if (inserted) await this.sweep(now);
-      if (outcome === 'granted') return reservation;
+      if (outcome === 'granted') return windowStart;
       if (outcome === 'refused' || Date.now() >= deadline) {
-        const firstInWindow = outcome === 'refused' && refused === 1;
+        const firstInWindow = outcome === 'refused' && Number(refused) === 1;
         if (firstInWindow) {
           this.logger.warn(`Guessing limit reached: ${kind} from ${clientKey}; further attempts in this window get 429 and are counted in auth_guess_window.`);
         }

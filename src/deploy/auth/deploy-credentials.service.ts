@@ -32,7 +32,8 @@ export class DeployCredentialsService {
    */
   async identify(credential: string, clientAddress: string | undefined): Promise<DeployPrincipal | undefined> {
     const prefix = agentTokenPrefix(credential);
-    if (!prefix) return this.limiter.check('deploy-owner-token', clientAddress, () => this.verifyOwner(credential));
+    // The owner check is a constant-time compare in memory: decided in one round trip (GuessLimiter.checkPure).
+    if (!prefix) return this.limiter.checkPure('deploy-owner-token', clientAddress, () => this.verifyOwner(credential));
     const repository = this.dataSource.getRepository(AgentTokenEntity);
     const token = await repository.findOneBy({ prefix });
     if (!token || token.revokedAt || !secretsEqual(sha256Hex(credential), token.secretHash)) return undefined;

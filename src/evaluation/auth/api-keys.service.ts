@@ -91,6 +91,22 @@ export class ApiKeysService implements OnModuleInit {
   }
 
   /**
+   * The same check as {@link verify}, as SQL for GuessLimiter.checkLookup, so that the guessing limit, the lookup and
+   * the last-use note are one PostgreSQL round trip (issue 14 item 1): a live key by its hash; `last_used_at` written
+   * at most once a minute, and only when the limiter granted the check.
+   */
+  liveKeyLookup(key: string): { sql: string; parameters: unknown[]; afterGrant: string } {
+    return {
+      sql: 'SELECT id, name, admin FROM eval_api_key WHERE key_hash = $1 AND revoked_at IS NULL',
+      parameters: [apiKeyHash(key)],
+      afterGrant: `UPDATE eval_api_key AS k SET last_used_at = now() FROM found, decided
+        WHERE k.id = found.id AND decided.outcome = 'granted'
+          AND (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_MS / 1000}))
+        RETURNING k.id`,
+    };
+  }
+
+  /**
    * Creates a key. The key is in the result only: it is stored as its SHA-256.
    * @param name API_KEY_NAME_PATTERN, not `env-N`, unused (also by revoked keys)
    * @param admin whether the key may manage keys

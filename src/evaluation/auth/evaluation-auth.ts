@@ -11,7 +11,7 @@ import { GuessLimiter } from '../../common/auth/guess-limiter';
 import { randomSecret, secretsEqual } from '../../common/crypto/secrets';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { apiKeySubject } from './api-key.format';
-import { ApiKeysService } from './api-keys.service';
+import { ApiKeysService, type RecognisedApiKey } from './api-keys.service';
 import { signSessionToken, verifySessionToken } from './session-token';
 
 /** OpenAPI security scheme names of the evaluation platform. */
@@ -115,7 +115,8 @@ export class EvaluationApiKeyStrategy extends PassportStrategy(CustomStrategy, E
   async validate(request: Request, options: CredentialCheckOptions = {}): Promise<EvaluationPrincipal | null> {
     const apiKey = request.headers[EVAL_API_KEY_HEADER];
     if (typeof apiKey !== 'string' || apiKey.length === 0) return null;
-    const key = await this.limiter.check('eval-api-key', request.ip, () => this.apiKeys.verify(apiKey));
+    // Limit, lookup and last-use note in one round trip (GuessLimiter.checkLookup).
+    const key = await this.limiter.checkLookup<RecognisedApiKey>('eval-api-key', request.ip, this.apiKeys.liveKeyLookup(apiKey));
     if (!key) throw new UnauthorizedException('The API key is unknown or revoked.');
     const principal = logPrincipal(request, { kind: 'api-key', subject: apiKeySubject(key.name), keyName: key.name, admin: key.admin });
     if (options.requirement?.permission === EVAL_ADMIN_PERMISSION && !principal.admin) {
