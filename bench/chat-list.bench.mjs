@@ -505,7 +505,7 @@ try {
   const appTarget = { url: baseUrl, port, pid: app.pid };
   for (const entry of entries) {
     if (entry.prepare && !(await entry.prepare(tenants))) {
-      log(`${entry.name}: skipped, the list answers no nextCursor (keyset paging not there yet)`);
+      log(`${entry.name}: skipped: page ${FAR_PAGE - 1} answers no nextCursor (past the list's end, or no keyset paging)`);
       continue;
     }
     const { method, path, json } = entry.request(tenants[0]);

@@ -266,9 +266,57 @@ async function measure(port, request) {
   return { ms: samples[Math.floor(samples.length / 2)], min: samples[0], rows: warm.body?.totalElements };
 }
 
+// 2. The table: median ms per size, growth = largest size ÷ smallest; targets: page 0, cursor, search, stats ≤ 2×.
+// Printed after each size (so a long run interrupted at 1M keeps what it measured) and at the end.
+function printTable(measured) {
+const first = measured[0];
+const last = measured.at(-1);
+const label = (size) => (size >= 1_000_000 ? `${size / 1_000_000}M` : size >= 1000 ? `${size / 1000}k` : String(size));
+console.log(`\nMedian of ${REPS} sequential requests (ms) after one warm-up; rows per big table = size; ${TENANTS} tenants/namespaces, the measured one holding 10 %; growth = ${label(last)} ÷ ${label(first)}, target <= ${GROWTH_TARGET}x (offset last pages: no target)`);
+console.log(`${'case'.padEnd(92)}${measured.map((size) => label(size).padStart(9)).join('')}${'growth'.padStart(9)}${'min gr.'.padStart(9)}  verdict`);
+let flagged = 0;
+for (const [name, result] of results) {
+  const cells = measured.map((size) => {
+    const cell = result.bySize[size];
+    return (cell?.ms !== undefined ? cell.ms.toFixed(1) : 'err').padStart(9);
+  });
+  const ratio = (key) => {
+    const a = result.bySize[first]?.[key];
+    const b = result.bySize[last]?.[key];
+    return a && b ? b / a : undefined;
+  };
+  const growth = ratio('ms');
+  const minGrowth = ratio('min');
+  const targeted = result.kind !== 'offset' && result.kind !== 'reference';
+  // GROWS only when the fastest request grew too: a median alone moves with whatever else loads the machine.
+  const verdict = growth === undefined ? 'n/a' : !targeted ? (result.kind === 'reference' ? 'reference' : 'reported') : growth > GROWTH_TARGET && minGrowth > GROWTH_TARGET ? 'GROWS' : growth > GROWTH_TARGET ? 'noisy' : 'flat';
+  if (verdict === 'GROWS') flagged++;
+  const fmt = (value) => (value === undefined ? '-' : `${value.toFixed(1)}x`).padStart(9);
+  console.log(`${name.slice(0, 91).padEnd(92)}${cells.join('')}${fmt(growth)}${fmt(minGrowth)}  ${verdict}`);
+  for (const size of measured) if (result.bySize[size]?.error) console.log(`${''.padEnd(6)}${label(size)}: ${result.bySize[size].error}`);
+  const notes = measured.filter((size) => result.bySize[size]?.note).map((size) => `${label(size)}: ${result.bySize[size].note}`);
+  if (notes.length) console.log(`${''.padEnd(6)}${notes.join(', ')}`);
+}
+console.log(`\n${flagged} case(s) grow more than ${GROWTH_TARGET}x from ${label(first)} to ${label(last)} in both the median and the fastest request ('noisy': the median only).`);
+for (const notice of notices) console.log(`notice: ${notice}`);
+console.log('Other processes may share this machine: read each row against the others of the same run.');
+
+}
+
 const results = new Map(); // case name -> { kind, bySize: { size: { ms, error, note } } }
 let notices = [];
 let failed = false;
+const measuredSizes = [];
+let stopping = false;
+let currentSql;
+// Ctrl-C / SIGTERM: stop after the current case (a seed in progress is cut off by closing its connection), print
+// the sizes measured in full, clean up (app, PostgreSQL, temp folder).
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    stopping = true;
+    currentSql?.end().catch(() => undefined);
+  });
+}
 try {
   for (const size of SIZES) {
     const database = `atrium_ds_${size}`;
@@ -277,6 +325,7 @@ try {
     const app = await startApp(urlOf(database));
     const sql = new pg.Client({ connectionString: urlOf(database) });
     await sql.connect();
+    currentSql = sql;
     try {
       log(`size ${size}: app up (pid ${app.pid}) on database ${database}; seeding`);
       const http = { send: (method, path, options) => send(app.port, method, path, options), expectOk };
@@ -296,6 +345,7 @@ try {
       notices = built.notices;
       const sizeStarted = now();
       for (const entry of built.cases) {
+        if (stopping) break;
         const result = results.get(entry.name) ?? { kind: entry.kind, bySize: {} };
         results.set(entry.name, result);
         try {
@@ -306,11 +356,19 @@ try {
           result.bySize[size] = { error: String(error.message ?? error).slice(0, 160) };
         }
       }
+      if (!stopping) {
+        measuredSizes.push(size);
+        if (measuredSizes.length < SIZES.length) printTable(measuredSizes);
+      }
       log(`size ${size}: ${built.cases.length} cases measured in ${((now() - sizeStarted) / 1000).toFixed(0)} s; load average ${loadavg()[0].toFixed(1)}`);
     } finally {
       await sql.end().catch(() => undefined);
       await app.stop();
       if (!process.env.BENCH_KEEP_DATABASES) await admin.query(`DROP DATABASE IF EXISTS ${database}`).catch(() => undefined);
+    }
+    if (stopping) {
+      log(`stopped on a signal during size ${size}${measuredSizes.includes(size) ? '' : ' (its figures are left out)'}`);
+      break;
     }
   }
 } catch (error) {
@@ -323,38 +381,7 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-// 2. The table: median ms per size, growth = largest size ÷ smallest; targets: page 0, cursor, search, stats ≤ 2×.
-const label = (size) => (size >= 1_000_000 ? `${size / 1_000_000}M` : size >= 1000 ? `${size / 1000}k` : String(size));
-const first = SIZES[0];
-const last = SIZES.at(-1);
-console.log(`\nMedian of ${REPS} sequential requests (ms) after one warm-up; rows per big table = size; ${TENANTS} tenants/namespaces, the measured one holding 10 %; growth = ${label(last)} ÷ ${label(first)}, target <= ${GROWTH_TARGET}x (offset last pages: no target)`);
-console.log(`${'case'.padEnd(92)}${SIZES.map((size) => label(size).padStart(9)).join('')}${'growth'.padStart(9)}${'min gr.'.padStart(9)}  verdict`);
-let flagged = 0;
-for (const [name, result] of results) {
-  const cells = SIZES.map((size) => {
-    const cell = result.bySize[size];
-    return (cell?.ms !== undefined ? cell.ms.toFixed(1) : 'err').padStart(9);
-  });
-  const ratio = (key) => {
-    const a = result.bySize[first]?.[key];
-    const b = result.bySize[last]?.[key];
-    return a && b ? b / a : undefined;
-  };
-  const growth = ratio('ms');
-  const minGrowth = ratio('min');
-  const targeted = result.kind !== 'offset' && result.kind !== 'reference';
-  // GROWS only when the fastest request grew too: a median alone moves with whatever else loads the machine.
-  const verdict = growth === undefined ? 'n/a' : !targeted ? (result.kind === 'reference' ? 'reference' : 'reported') : growth > GROWTH_TARGET && minGrowth > GROWTH_TARGET ? 'GROWS' : growth > GROWTH_TARGET ? 'noisy' : 'flat';
-  if (verdict === 'GROWS') flagged++;
-  const fmt = (value) => (value === undefined ? '-' : `${value.toFixed(1)}x`).padStart(9);
-  console.log(`${name.slice(0, 91).padEnd(92)}${cells.join('')}${fmt(growth)}${fmt(minGrowth)}  ${verdict}`);
-  for (const size of SIZES) if (result.bySize[size]?.error) console.log(`${''.padEnd(6)}${label(size)}: ${result.bySize[size].error}`);
-  const notes = SIZES.filter((size) => result.bySize[size]?.note).map((size) => `${label(size)}: ${result.bySize[size].note}`);
-  if (notes.length) console.log(`${''.padEnd(6)}${notes.join(', ')}`);
-}
-console.log(`\n${flagged} case(s) grow more than ${GROWTH_TARGET}x from ${label(first)} to ${label(last)} in both the median and the fastest request ('noisy': the median only).`);
-for (const notice of notices) console.log(`notice: ${notice}`);
-console.log('Other processes may share this machine: read each row against the others of the same run.');
+if (measuredSizes.length) printTable(measuredSizes);
 
 // 3. The reports bench (bench/data-scale/reports.mjs, owned by the runs/reports work) when present.
 const reports = join(import.meta.dirname, 'reports.mjs');
