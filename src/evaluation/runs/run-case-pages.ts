@@ -9,38 +9,39 @@ export interface RunWorkItem {
 }
 
 /**
- * One keyset page of a run's cases that have no stored result for repetition $3, after position $2, at most $4.
- * Reads `eval_run_case` by its primary key (run_id, position); the check for a stored result uses the unique index
- * (run_id, case_id, repeat_index). A resumed run so skips every (case, repetition) already stored.
+ * A window of a run's case snapshot: positions $2 < position <= $3 of run $1, by its primary key (run_id, position).
+ * Bounded by the window whatever plan PostgreSQL picks (with stale statistics a join or a LIMIT alone let it read
+ * and sort every remaining row of the run per page; seen at 1 s per page).
  */
-export const PENDING_RUN_CASES_SQL = `
-  SELECT rc.position, rc.content
-    FROM eval_run_case rc
-   WHERE rc.run_id = $1 AND rc.position > $2
-     AND NOT EXISTS (SELECT 1 FROM eval_case_result cr WHERE cr.run_id = $1 AND cr.case_id = rc.case_id AND cr.repeat_index = $3)
-   ORDER BY rc.position
-   LIMIT $4`;
+export const RUN_CASE_WINDOW_SQL = `SELECT position, content FROM eval_run_case WHERE run_id = $1 AND position > $2 AND position <= $3 ORDER BY position`;
+
+/** Positions in the same window that have a stored result for repetition $4 (index on run, position, repetition). */
+export const STORED_POSITIONS_SQL = `SELECT position FROM eval_case_result WHERE run_id = $1 AND position > $2 AND position <= $3 AND repeat_index = $4`;
 
 /** Runs a statement and returns its rows (the DataSource's `query`). */
 export type QueryRows = (sql: string, parameters: unknown[]) => Promise<unknown[]>;
 
 /**
  * The pending work of a run (issue 14 item 3: a run's memory is bounded by concurrency and page size, not by its
- * cases): repetition by repetition, its cases without a stored result in position order, read `pageSize` at a time
- * with a keyset on position. The next page is read while the current one is worked through, so at most two pages
- * are held and workers seldom wait for a read.
+ * cases): repetition by repetition, its cases without a stored result in position order, read in windows of
+ * `pageSize` positions (keyset on position; two bounded statements each). A resumed run so skips every (case,
+ * repetition) already stored. The next window is read while the current one is worked through, so at most two are
+ * held and workers seldom wait for a read.
+ * @param caseCount the run's cases: positions 0 … caseCount − 1
  * @returns a pull function: the next item, or undefined when there is none left; it rejects with the read's error
  */
-export function pendingRunItems(query: QueryRows, runId: string, repeatCount: number, pageSize: number): () => Promise<RunWorkItem | undefined> {
+export function pendingRunItems(query: QueryRows, runId: string, caseCount: number, repeatCount: number, pageSize: number): () => Promise<RunWorkItem | undefined> {
   async function* pages(): AsyncGenerator<RunWorkItem[]> {
     for (let repeatIndex = 0; repeatIndex < repeatCount; repeatIndex++) {
-      let after = -1;
-      for (;;) {
-        const rows = (await query(PENDING_RUN_CASES_SQL, [runId, after, repeatIndex, pageSize])) as { position: number; content: ScenarioCase }[];
-        if (rows.length === 0) break;
-        yield rows.map((row) => ({ testCase: row.content, position: row.position, repeatIndex }));
-        after = rows[rows.length - 1].position;
-        if (rows.length < pageSize) break;
+      for (let after = -1; after < caseCount - 1; after += pageSize) {
+        const until = after + pageSize;
+        const [rows, stored] = await Promise.all([
+          query(RUN_CASE_WINDOW_SQL, [runId, after, until]) as Promise<{ position: number; content: ScenarioCase }[]>,
+          query(STORED_POSITIONS_SQL, [runId, after, until, repeatIndex]) as Promise<{ position: number }[]>,
+        ]);
+        const done = new Set(stored.map((row) => row.position));
+        const pending = rows.filter((row) => !done.has(row.position)).map((row) => ({ testCase: row.content, position: row.position, repeatIndex }));
+        if (pending.length > 0) yield pending;
       }
     }
   }

@@ -131,7 +131,7 @@ export class RunExecutor implements OnModuleDestroy {
       // concurrency × page size, never by the run's number of cases. A resumed run skips what is already stored.
       const query: QueryRows = (sql, parameters) => this.dataSource.query(sql, parameters);
       const { casePageSize, resultBatchSize, resultFlushMs } = this.config.evalRuns;
-      const next = pendingRunItems(query, runId, run.repeatCount, casePageSize);
+      const next = pendingRunItems(query, runId, run.caseCount, run.repeatCount, casePageSize);
       const writer = new RunResultWriter((batch) => this.storeResults(runId, batch, lease), resultBatchSize, resultFlushMs);
       let cancelled: boolean;
       try {
