@@ -198,6 +198,9 @@ async function seed(tenants) {
  */
 function cases() {
   const corp = encodeURIComponent(CORP_NAME);
+  // Fixed once: a cursor opens only the list and filter it came from, so every request of a case sends the same bounds.
+  const yearAgo = timestamp(-366);
+  const tomorrow = timestamp(1);
   const list = [
     {
       name: 'floor: corp list (1 row)',
@@ -216,7 +219,7 @@ function cases() {
       request: (tenant) => ({
         method: 'POST',
         path: `/api/${tenant.id}/v1/workChat/contact/external/byLastStates?page=${page}&size=${SIZE}&sort=lastStateAt,desc`,
-        json: { corpName: CORP_NAME, states: [BIG_STATE, 'st-1', 'st-2'], startTime: timestamp(-366), endTime: timestamp(1) },
+        json: { corpName: CORP_NAME, states: [BIG_STATE, 'st-1', 'st-2'], startTime: yearAgo, endTime: tomorrow },
       }),
       table: 'chat_external_contact',
     });
@@ -237,7 +240,7 @@ function cases() {
     });
     list.push({
       name: `workChat/contact/way created range p${page}`,
-      request: (tenant) => ({ method: 'GET', path: `/api/${tenant.id}/v1/workChat/contact/way?corpName=${corp}&startCreateTime=${encodeURIComponent(timestamp(-366))}&endCreateTime=${encodeURIComponent(timestamp(1))}&page=${page}&size=${SIZE}` }),
+      request: (tenant) => ({ method: 'GET', path: `/api/${tenant.id}/v1/workChat/contact/way?corpName=${corp}&startCreateTime=${encodeURIComponent(yearAgo)}&endCreateTime=${encodeURIComponent(tomorrow)}&page=${page}&size=${SIZE}` }),
       table: 'chat_contact_way',
     });
     list.push({
@@ -509,7 +512,9 @@ try {
       continue;
     }
     const { method, path, json } = entry.request(tenants[0]);
-    const probe = await expectOk(send(method, path, { token: tenants[0].token, json }), `${entry.name}: ${method} ${path}`);
+    const answer = send(method, path, { token: tenants[0].token, json });
+    const probe = entry.prepare ? await expectOk(answer, `${entry.name}: ${method} ${path}`).catch((error) => (log(`${entry.name}: skipped: ${error.message.slice(0, 300)}`), undefined)) : await expectOk(answer, `${entry.name}: ${method} ${path}`);
+    if (!probe) continue;
     entry.rows = `${probe.content.length}/${probe.totalElements}`;
     if (probe.content.length === 0) log(`WARNING ${entry.name}: the page is empty (totalElements ${probe.totalElements}); the filter matches too few rows`);
     await measureCase(entry, tenants, appTarget);
