@@ -29,7 +29,6 @@ import { ModelConfigResponseFormat1795500700000 } from './1795500700000-ModelCon
 import { SharedSecrets1795500800000 } from './1795500800000-SharedSecrets';
 import { ListSortAndSearchIndexes1795600200000 } from './1795600200000-ListSortAndSearchIndexes';
 import { ScriptSearchIndexes1795600210000 } from './1795600210000-ScriptSearchIndexes';
-import { ScriptSearchIndexes1795600210000 } from './1795600210000-ScriptSearchIndexes';
 import { EvaluationRunCaseRows1795600100000 } from './1795600100000-EvaluationRunCaseRows';
 import { EvaluationDashboardRollups1795600300000 } from './1795600300000-EvaluationDashboardRollups';
 import { ChatSandboxContacts1795403000000 } from './1795403000000-ChatSandboxContacts';
@@ -74,7 +73,6 @@ export const ALL_MIGRATIONS = [
   EvaluationDashboardRollups1795600300000,
   EvaluationRunCaseRows1795600100000,
   ListSortAndSearchIndexes1795600200000,
-  ScriptSearchIndexes1795600210000,
   ScriptSearchIndexes1795600210000,
   EvaluationSsoState1795600500000,
   ChatDeliveryLease1795600400000,
