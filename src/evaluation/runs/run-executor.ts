@@ -52,8 +52,8 @@ interface LeaseHold {
 /**
  * Executes runs (issue 3: Run). Cases go to the target through its channel with at most min(run concurrency,
  * target max_concurrency) in flight, read from the run's case rows in keyset pages (EVAL_RUN_CASE_PAGE_SIZE); finished
- * cases are stored with their rule verdicts in batches (EVAL_RUN_RESULT_BATCH_SIZE, EVAL_RUN_RESULT_FLUSH_MS), so the
- * run's memory does not grow with its cases (issue 14 item 3).
+ * cases are stored with their rule verdicts by group commit (RunResultWriter: at once when idle, in batches of up to
+ * EVAL_RUN_RESULT_BATCH_SIZE when busy), so the run's memory does not grow with its cases (issue 14 item 3).
  * A target error or timeout marks that case errored, never the run failed. The job is idempotent: after a
  * restart it resumes and skips every (case, repetition) already stored (also guarded by a unique index).
  *
@@ -130,9 +130,9 @@ export class RunExecutor implements OnModuleDestroy {
       // Cases are read in keyset pages and results written in batches (issue 14 item 3): memory is bounded by
       // concurrency × page size, never by the run's number of cases. A resumed run skips what is already stored.
       const query: QueryRows = (sql, parameters) => this.dataSource.query(sql, parameters);
-      const { casePageSize, resultBatchSize, resultFlushMs } = this.config.evalRuns;
+      const { casePageSize, resultBatchSize } = this.config.evalRuns;
       const next = pendingRunItems(query, runId, run.caseCount, run.repeatCount, casePageSize);
-      const writer = new RunResultWriter((batch) => this.storeResults(runId, batch, lease), resultBatchSize, resultFlushMs);
+      const writer = new RunResultWriter((batch) => this.storeResults(runId, batch, lease), resultBatchSize);
       let cancelled: boolean;
       try {
         cancelled = await this.runPool(next, Math.min(run.concurrency, target.maxConcurrency), runId, lease, (item) => this.runCase(run, channel, judge, item, lease, writer));

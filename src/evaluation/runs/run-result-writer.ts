@@ -37,52 +37,59 @@ export const STORE_CASE_RESULTS_SQL = `
          jsonb_to_recordset(input.rules) AS rule(rule_index integer, type varchar, pass boolean, score real, weight real, reason text)`;
 
 /**
- * Writes a run's case results in batches (issue 14 item 3): results are buffered and stored by `store` once
- * `batchSize` are waiting or `flushMs` after the first one was buffered, one batch at a time. When a batch is full
- * the case that filled it waits for its store, so a slow database slows the run down rather than the buffer growing
- * (at most `batchSize` results wait, plus the batch being stored). A store that fails makes every later `add` and
- * `flush` reject with its error.
+ * Writes a run's case results in batches (issue 14 item 3) by group commit: a result is stored at once when no store
+ * is running; results that finish while one runs wait for it and go together in the next statement (at most
+ * `batchSize` each). A quiet run so stores each result as soon as it has it (a killed instance loses no more than
+ * the statement in flight, as with one statement per case), and a busy one (hundreds of cases in flight) writes a
+ * statement per batch rather than per case. When `batchSize` results are already waiting, the case adding one
+ * waits for the store in flight: a slow database slows the run down rather than the buffer growing. A store that
+ * fails makes every later `add` and `flush` reject with its error.
  */
 export class RunResultWriter {
   private buffer: StoredCaseResult[] = [];
-  private storing: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
+  /** The drain loop, while one runs. */
+  private active: Promise<void> | undefined;
+  /** The statement in flight. */
+  private current: Promise<void> | undefined;
   private failure: unknown;
 
   /**
    * @param store stores one batch (retries while the database is away are its own business)
-   * @param batchSize results per statement (>= 1)
-   * @param flushMs the longest a result waits in the buffer, ms
+   * @param batchSize most results per statement (>= 1)
    */
   constructor(
     private readonly store: (batch: StoredCaseResult[]) => Promise<void>,
     private readonly batchSize: number,
-    private readonly flushMs: number,
   ) {}
 
-  /** Buffers one result; resolves at once, or once stored when it filled a batch. @throws the error of an earlier store */
+  /** Hands one result over; resolves at once, or after the store in flight when a batch is already waiting. @throws the error of an earlier store */
   async add(result: StoredCaseResult): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
     this.buffer.push(result);
-    if (this.buffer.length >= this.batchSize) return this.flush();
-    this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.flushMs);
+    this.active ??= this.drain();
+    while (this.buffer.length > this.batchSize && this.current) await this.current;
+    if (this.failure !== undefined) throw this.failure;
   }
 
-  /** Stores everything buffered so far and waits for every store. @throws the error of a store */
+  /** Waits until every result handed over is stored. @throws the error of a store */
   async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.buffer.length > 0) {
-      const batch = this.buffer;
-      this.buffer = [];
-      this.storing = this.storing.then(async () => {
-        if (this.failure !== undefined) return;
-        await this.store(batch).catch((error: unknown) => {
+    while (this.active) await this.active;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** Stores batches until none is waiting (or a store failed). */
+  private async drain(): Promise<void> {
+    try {
+      while (this.buffer.length > 0 && this.failure === undefined) {
+        const batch = this.buffer.splice(0, this.batchSize);
+        this.current = this.store(batch).catch((error: unknown) => {
           this.failure = error;
         });
-      });
+        await this.current;
+      }
+    } finally {
+      this.current = undefined;
+      this.active = undefined;
     }
-    await this.storing;
-    if (this.failure !== undefined) throw this.failure;
   }
 }

@@ -47,13 +47,9 @@ export class RunVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10_000)
   EVAL_RUN_CASE_PAGE_SIZE: number = 250;
 
-  @ConfigVariable({ group: RUNS, description: 'case results a run stores in one statement', unit: 'count' })
+  @ConfigVariable({ group: RUNS, description: 'most case results a run stores in one statement (results are stored at once when no store is running; those finished meanwhile go together)', unit: 'count' })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(5_000)
   EVAL_RUN_RESULT_BATCH_SIZE: number = 100;
-
-  @ConfigVariable({ group: RUNS, description: 'the longest a finished case\'s result waits to be stored with others', unit: 'ms' })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(60_000)
-  EVAL_RUN_RESULT_FLUSH_MS: number = 200;
 
   @ConfigVariable({ group: REPORTS, description: 'case results a report reads per statement; the pool connection is given back between two reads, so a slow client never holds one', unit: 'count' })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10_000)
@@ -66,7 +62,7 @@ export class RunVariables {
 
 /**
  * The slices `evalRuns`: `targetReplyMaxChars`, `judgeAnswerMaxChars` (characters), `leaseMs`, `heartbeatMs`,
- * `sweepIntervalMs`, `resultFlushMs` (ms), `casePageSize` (cases), `resultBatchSize` (results); and `evalReports`:
+ * `sweepIntervalMs` (ms), `casePageSize` (cases), `resultBatchSize` (results); and `evalReports`:
  * `batchSize` (cases per read), `pageMax` (cases per page), issue 23 item 3.
  */
 export const runsConfig = declareConfig({
@@ -82,7 +78,6 @@ export const runsConfig = declareConfig({
       sweepIntervalMs: vars.EVAL_RUN_SWEEP_INTERVAL_MS,
       casePageSize: vars.EVAL_RUN_CASE_PAGE_SIZE,
       resultBatchSize: vars.EVAL_RUN_RESULT_BATCH_SIZE,
-      resultFlushMs: vars.EVAL_RUN_RESULT_FLUSH_MS,
     },
     evalReports: {
       batchSize: vars.EVAL_REPORT_BATCH_SIZE,
