@@ -115,8 +115,13 @@ function siteArchive(text) {
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-/** One request: { status, text, ms }. Never rejects (a network error is status 0). */
-function send(port, method, path, { token, apiKey, json, form, basic, raw, rawType } = {}) {
+/**
+ * One request: { status, text, ms }. Never rejects (a network error is status 0). A request that failed with
+ * ECONNRESET on a reused keep-alive socket (the server closed it as the request went out: a client-side race, Node's
+ * documented `reusedSocket` case) is sent once more on a fresh one.
+ */
+function send(port, method, path, options = {}, retried = false) {
+  const { token, apiKey, json, form, basic, raw, rawType } = options;
   return new Promise((resolve) => {
     const started = now();
     const body = json !== undefined ? JSON.stringify(json) : form !== undefined ? new URLSearchParams(form).toString() : raw;
@@ -135,7 +140,10 @@ function send(port, method, path, { token, apiKey, json, form, basic, raw, rawTy
       response.on('error', (error) => resolve({ status: 0, text: String(error), ms: now() - started }));
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (error) => resolve({ status: 0, text: String(error), ms: now() - started }));
+    req.on('error', (error) => {
+      if (!retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(send(port, method, path, options, true));
+      else resolve({ status: 0, text: String(error), ms: now() - started });
+    });
     req.end(body);
   });
 }
