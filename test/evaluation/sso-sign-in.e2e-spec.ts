@@ -200,6 +200,13 @@ describe('evaluation single sign-on (issue 13 item 2)', () => {
     const elsewhere = await fetch(callback);
     expect(elsewhere.status).toBe(400);
     expect(((await elsewhere.json()) as { detail: string }).detail).toMatch(/does not belong to this browser/);
+    // The same response relabelled as coming from another issuer (RFC 9207 mix-up): refused, state left for its owner.
+    const mixedUp = new URL(callback);
+    expect(mixedUp.searchParams.get('iss')).toBe(idp.issuer);
+    mixedUp.searchParams.set('iss', 'https://evil.test');
+    const fromElsewhere = await browse(jar, mixedUp.toString());
+    expect(fromElsewhere.status).toBe(400);
+    expect(((await fromElsewhere.json()) as { detail: string }).detail).toMatch(/another issuer/);
     expect((await browse(jar, callback)).status).toBe(200);
   });
 

@@ -65,7 +65,7 @@ export class SsoController {
     summary: 'Finish single sign-on',
     description:
       'Checks `state` (single use, same browser), exchanges the code with the PKCE verifier, reads the user from the userinfo endpoint and, when EVAL_SSO_ALLOWED_* allows them, returns the same session token as the password sign-in, naming the user. ' +
-      '400 forged, replayed or expired state, or a code the provider refused; 403 a user who may not sign in, or a sign-in refused at the provider (nothing stored); 502 the provider failed; 504 it did not answer in time (EVAL_SSO_TIMEOUT_MS).',
+      '400 forged, replayed or expired state, another issuer\'s response (RFC 9207 `iss`), or a code the provider refused; 403 a user who may not sign in, or a sign-in refused at the provider (nothing stored); 502 the provider failed; 504 it did not answer in time (EVAL_SSO_TIMEOUT_MS).',
   })
   @ApiOkResponse({ type: SsoSessionDto })
   @ApiBadRequestResponse({ description: 'Forged, replayed or expired state; bad query; refused code (problem+json).' })
@@ -76,6 +76,10 @@ export class SsoController {
   async callback(@Query() query: SsoCallbackQueryDto, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<SsoSessionDto> {
     await this.ready();
     if (!query.code && !query.error) throw new ProblemException(HttpStatus.BAD_REQUEST, 'The sign-in response has neither a code nor an error; start at /api/auth/sso/login.');
+    // RFC 9207: a response naming another issuer was meant for another provider's flow (mix-up); refuse it unread.
+    if (query.iss !== undefined && this.sso.issuer !== undefined && query.iss.replace(/\/+$/, '') !== this.sso.issuer) {
+      throw new ProblemException(HttpStatus.BAD_REQUEST, 'The sign-in response names another issuer (iss) than EVAL_SSO_ISSUER.');
+    }
     let user: SsoUser;
     try {
       user = (await authenticateWith([this.sso], request, response)) as SsoUser;

@@ -95,6 +95,11 @@ export class EvaluationSsoStrategy extends PassportStrategy(OAuth2Strategy, EVAL
     oauth2._request = (method, url, headers, body, accessToken, callback) => this.send(method, url, headers ?? {}, body, accessToken, callback);
   }
 
+  /** EVAL_SSO_ISSUER without a trailing slash, when configured (the `iss` a callback must carry, RFC 9207). */
+  get issuer(): string | undefined {
+    return this.settings.issuer;
+  }
+
   /** Whether single sign-on is configured (EVAL_SSO_CLIENT_ID). */
   get enabled(): boolean {
     return this.settings.enabled;
