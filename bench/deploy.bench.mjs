@@ -81,6 +81,7 @@ function deploy(token) {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${baseUrl}/api/deploy`, {
       method: 'POST',
+      agent: false, // a fresh connection per round: a kept-alive one may be closed by the server between rounds
       headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + archiveBytes + tail.length) },
     });
     req.on('response', (res) => {
