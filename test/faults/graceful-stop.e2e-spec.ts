@@ -16,6 +16,11 @@ const GRACE_MS = 15_000;
 const CASES = 60;
 const RUN_CONCURRENCY = 2;
 const TARGET_DELAY_MS = 1_000;
+/**
+ * The target's answer delay now (ms): slower until the second instance is up, so the run is still in flight however
+ * long that start takes on a loaded machine (seen: over 30 s at load 19, when the run had already ended).
+ */
+let targetDelayMs = TARGET_DELAY_MS;
 
 /** An HTTP answer as the client saw it (status 0: the connection failed). */
 interface Answer {
@@ -96,7 +101,7 @@ describe('graceful stop in every mode (issue 20 item 3, acceptance 2)', () => {
     await cluster.start();
     buildDir = mkdtempSync(join(tmpdir(), 'atrium-stop-build-'));
     mainJs = buildApp(buildDir);
-    target = await startLocalPeer(({ body }) => ({ body: { reply: `ok ${(body as { message: string }).message}` }, delayMs: TARGET_DELAY_MS }));
+    target = await startLocalPeer(({ body }) => ({ body: { reply: `ok ${(body as { message: string }).message}` }, delayMs: targetDelayMs }));
   }, 120_000);
 
   afterAll(async () => {
@@ -136,6 +141,7 @@ describe('graceful stop in every mode (issue 20 item 3, acceptance 2)', () => {
       http: { url: target.url, body_template: { message: '{{message}}' }, reply_path: '$.reply' },
     });
     expect(evalTarget.status).toBe(201);
+    targetDelayMs = 5 * TARGET_DELAY_MS;
     const run = await postJson(first.baseUrl, '/api/runs', evalHeaders, { scenario_id: scenario.body.id, target_id: evalTarget.body.id, concurrency: RUN_CONCURRENCY });
     expect(run.status).toBe(201);
     await eventually('the run sends cases', async () => (target.requests.length >= 2 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
@@ -143,6 +149,7 @@ describe('graceful stop in every mode (issue 20 item 3, acceptance 2)', () => {
     // The other instance, which will finish the run.
     const second = await startAppProcess(mainJs, env);
     apps.push(second);
+    targetDelayMs = TARGET_DELAY_MS;
     expect(target.requests.length).toBeLessThan(CASES - 4);
 
     // In flight at the signal: three `sleep 2` exec calls and a deploy upload half sent.
@@ -161,8 +168,10 @@ describe('graceful stop in every mode (issue 20 item 3, acceptance 2)', () => {
     const exit = await first.exited;
     const exitMs = exit.at - signalledAt;
 
+    // Refused either way: no new connection is accepted, or the client's idle keep-alive connection from an earlier
+    // request is closed under it (ECONNRESET; seen on a loaded machine). Never answered.
     expect(late.status).toBe(0);
-    expect(late.body).toMatch(/ECONNREFUSED/);
+    expect(late.body).toMatch(/ECONNREFUSED|ECONNRESET/);
     for (const answer of execAnswers) {
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ exitCode: 0, timedOut: false });
