@@ -117,7 +117,7 @@ async function probe(url) {
 async function waitFor(url, what, exited = () => false) {
   for (let attempt = 0; ; attempt++) {
     if (await fetch(url).then((response) => response.ok).catch(() => false)) return;
-    if (exited() || attempt > 240) throw new Error(`${what} did not start`);
+    if (exited() || attempt > 480) throw new Error(`${what} did not start within 2 minutes`);
     await sleep(250);
   }
 }
