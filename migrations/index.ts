@@ -29,6 +29,7 @@ import { ModelConfigResponseFormat1795500700000 } from './1795500700000-ModelCon
 import { SharedSecrets1795500800000 } from './1795500800000-SharedSecrets';
 import { ListSortAndSearchIndexes1795600200000 } from './1795600200000-ListSortAndSearchIndexes';
 import { ScriptSearchIndexes1795600210000 } from './1795600210000-ScriptSearchIndexes';
+import { StaffContactSearchIndexes1795600220000 } from './1795600220000-StaffContactSearchIndexes';
 import { EvaluationRunCaseRows1795600100000 } from './1795600100000-EvaluationRunCaseRows';
 import { EvaluationDashboardRollups1795600300000 } from './1795600300000-EvaluationDashboardRollups';
 import { ChatSandboxContacts1795403000000 } from './1795403000000-ChatSandboxContacts';
@@ -77,4 +78,5 @@ export const ALL_MIGRATIONS = [
   EvaluationSsoState1795600500000,
   ChatDeliveryLease1795600400000,
   EvaluationRunWebhookDelivery1795600410000,
+  StaffContactSearchIndexes1795600220000,
 ];

@@ -1,4 +1,8 @@
 import request from 'supertest';
+import type { AppConfig } from '../../src/config/app-config';
+import { ExternalContactEntity } from '../../src/chat/contacts/external-contact.entity';
+import { ListPager } from '../../src/common/paging/list-pager';
+import { containsMatch } from '../../src/database/like-contains';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { builtInToken, newClient, newTenant } from './support/chat-test-app';
 import { dataSourceOf, newCorp, newStaffUser, type TestCorp } from './support/way-factories';
@@ -101,5 +105,23 @@ describe('list cursors and search', () => {
     const response = await api(`${LIST}?keyword=${encodeURIComponent(term)}&size=200`).expect(200);
     expect(response.body.content.map((row: Json) => row.id)).toEqual(expected);
     expect(response.body.totalElements).toBe(expected.length);
+  });
+
+  it('a keyword search counts exactly up to the search cap only (PAGING_SEARCH_TOTAL_EXACT_CAP); a plain list up to the list cap', async () => {
+    const pager = new ListPager({} as AppConfig, { exactCap: 10_000, searchExactCap: 5, cacheTtlMs: 0, cacheMinRows: 1_000_000 });
+    const builder = dataSourceOf(testApp)
+      .getRepository(ExternalContactEntity)
+      .createQueryBuilder('contact')
+      .where(`contact.tenant_id = 'acme' AND contact.work_chat_user_id = 'zhangsan'`)
+      .andWhere(...containsMatch('contact.name', 'p', '陈明'))
+      .orderBy('contact.created_at', 'DESC');
+    const matching = Number((await dataSourceOf(testApp).query(`SELECT count(*) FROM chat_external_contact WHERE tenant_id = 'acme' AND work_chat_user_id = 'zhangsan' AND name ILIKE '%陈明%'`))[0].count);
+    expect(matching).toBeGreaterThan(6);
+    const searched = await pager.page(builder, { page: 0, size: 3 }, { search: true });
+    expect(searched.totalExact).toBe(false);
+    expect(searched.total).toBeGreaterThanOrEqual(6);
+    const listed = await pager.page(builder, { page: 0, size: 3 });
+    expect(listed).toMatchObject({ totalExact: true, total: matching });
+    expect(searched.rows.map((row) => row.id)).toEqual(listed.rows.map((row) => row.id));
   });
 });

@@ -105,7 +105,8 @@ export class ExternalContactsService {
     // Ties: id ascending under the default (descending) order, descending under an ascending one, so one index per
     // sort serves both directions (migration 1795600200000).
     builder.addOrderBy('contact.id', Object.values(order)[0] === 'ASC' ? 'DESC' : 'ASC');
-    const { rows, ...slice } = await this.pager.page(builder, query);
+    // A keyword search's total is exact up to PAGING_SEARCH_TOTAL_EXACT_CAP only (docs/lists-and-search.md).
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword) });
     const names = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
     return toPage(rows.map((row) => toChatContactsExternalDto(row, names.get(row.corpId) ?? '')), slice, query);
   }

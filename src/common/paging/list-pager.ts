@@ -36,9 +36,13 @@ export interface ListSlice<T> {
   raws: Array<Record<string, unknown>>;
 }
 
-/** How a pager counts: exact up to `exactCap` rows; totals of at least `cacheMinRows` are reused for `cacheTtlMs`. */
+/**
+ * How a pager counts: exact up to `exactCap` rows (a keyword search: `searchExactCap`, default `exactCap`); totals of
+ * at least `cacheMinRows` are reused for `cacheTtlMs`.
+ */
 export interface ListPagerOptions {
   exactCap: number;
+  searchExactCap?: number;
   cacheTtlMs: number;
   cacheMinRows: number;
 }
@@ -74,7 +78,7 @@ export class ListPager {
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Optional() options?: ListPagerOptions) {
     const cap = config.paging?.totalExactCap ?? 10_000;
-    this.options = options ?? { exactCap: cap, cacheTtlMs: config.paging?.totalCacheTtlMs ?? 60_000, cacheMinRows: cap + 1 };
+    this.options = options ?? { exactCap: cap, searchExactCap: config.paging?.searchTotalExactCap ?? 1_000, cacheTtlMs: config.paging?.totalCacheTtlMs ?? 60_000, cacheMinRows: cap + 1 };
     if (this.options.cacheTtlMs > 0) this.totals = new LRUCache({ max: 10_000, ttl: this.options.cacheTtlMs });
   }
 
@@ -101,9 +105,12 @@ export class ListPager {
    * One page of the builder's rows.
    * @param builder the filtered and ordered query (no offset/limit, no joined selections); not modified
    * @param request page and size, or a cursor (then `page` is ignored: the page number comes from the cursor)
+   * @param kind.search the builder filters by a keyword search: the exact count stops at the search cap
+   *   (PAGING_SEARCH_TOTAL_EXACT_CAP), since counting a common term's matches reads every candidate row
    * @throws BadRequestException (400) a cursor that is malformed, altered, or made by another list/tenant/filter/sort
    */
-  async page<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest): Promise<ListSlice<T>> {
+  async page<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, kind: { search?: boolean } = {}): Promise<ListSlice<T>> {
+    const cap = kind.search ? (this.options.searchExactCap ?? this.options.exactCap) : this.options.exactCap;
     const ordered = builder.clone();
     const keys = orderKeysOf(ordered);
     const [listSql, listParameters] = ordered.getQueryAndParameters();
@@ -115,7 +122,7 @@ export class ListPager {
     const [countSql, countParameters] = countBuilder.getQueryAndParameters();
     const countKey = `${countSql}\u0000${JSON.stringify(countParameters)}`;
     const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey);
-    const cappedCount = `(SELECT count(*)::int FROM (${countBuilder.clone().limit(this.options.exactCap + 1).getQuery()}) AS matching)`;
+    const cappedCount = `(SELECT count(*)::int FROM (${countBuilder.clone().limit(cap + 1).getQuery()}) AS matching)`;
 
     const statements = cursor
       ? keysetPhases(keys, cursor.k).map((phase) => ordered.clone().andWhere(`(${phase.where})`, phase.parameters))
@@ -145,17 +152,17 @@ export class ListPager {
     const hasMore = rows.length > request.size;
     if (hasMore) rows.length = raws.length = request.size;
     const lastKeys = rowKeys[rows.length - 1];
-    const total = known !== undefined ? await known : await this.total(countKey, counted, ordered, countSql, countParameters);
+    const total = known !== undefined ? await known : await this.total(countKey, counted, ordered, countSql, countParameters, cap);
     const nextCursor = hasMore && lastKeys?.length === keys.length ? signCursor({ q: fingerprint, p: pageNumber + 1, k: lastKeys }, this.signKey()) : null;
     return { rows, raws, page: pageNumber, total: total.total, totalExact: total.exact && known === undefined, nextCursor };
   }
 
   /** The total from the capped count of this page's statement (or counted alone), estimated past the cap. */
-  private async total<T extends ObjectLiteral>(countKey: string, counted: number | undefined, ordered: SelectQueryBuilder<T>, countSql: string, countParameters: unknown[]): Promise<KnownTotal> {
+  private async total<T extends ObjectLiteral>(countKey: string, counted: number | undefined, ordered: SelectQueryBuilder<T>, countSql: string, countParameters: unknown[], cap: number): Promise<KnownTotal> {
     const counting = (async (): Promise<KnownTotal> => {
-      const exactCount = counted ?? (await this.countAlone(ordered, countSql, countParameters));
-      if (exactCount <= this.options.exactCap) return { total: exactCount, exact: true };
-      return { total: Math.max(this.options.exactCap + 1, await this.estimate(ordered, countSql, countParameters)), exact: false };
+      const exactCount = counted ?? (await this.countAlone(ordered, countSql, countParameters, cap));
+      if (exactCount <= cap) return { total: exactCount, exact: true };
+      return { total: Math.max(cap + 1, await this.estimate(ordered, countSql, countParameters)), exact: false };
     })();
     this.countsInFlight.set(countKey, counting);
     try {
@@ -168,8 +175,8 @@ export class ListPager {
   }
 
   /** `count(*)` of at most cap + 1 filtered rows in a statement of its own (a page past the end carried no row). */
-  private async countAlone(builder: SelectQueryBuilder<ObjectLiteral>, countSql: string, parameters: unknown[]): Promise<number> {
-    const [{ total }] = (await builder.connection.query(`SELECT count(*)::int AS total FROM (${countSql} LIMIT ${this.options.exactCap + 1}) AS matching`, parameters)) as Array<{ total: number }>;
+  private async countAlone(builder: SelectQueryBuilder<ObjectLiteral>, countSql: string, parameters: unknown[], cap: number): Promise<number> {
+    const [{ total }] = (await builder.connection.query(`SELECT count(*)::int AS total FROM (${countSql} LIMIT ${cap + 1}) AS matching`, parameters)) as Array<{ total: number }>;
     return total;
   }
 

@@ -17,6 +17,15 @@ export class PagingVariables {
 
   @ConfigVariable({
     group: GROUP,
+    description:
+      'a keyword search (contact `keyword`) counts its `totalElements` exactly up to this many matches; past it the total is the planner\'s estimate and the page says `totalElementsExact: false` (counting every match of a common term reads every candidate row, so searches stop sooner than PAGING_TOTAL_EXACT_CAP)',
+    unit: 'count',
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100_000_000)
+  PAGING_SEARCH_TOTAL_EXACT_CAP: number = 1_000;
+
+  @ConfigVariable({
+    group: GROUP,
     description: 'how long an estimated total (past PAGING_TOTAL_EXACT_CAP) is reused for the same list and filters; 0 = estimate on every page',
     unit: 'ms',
   })
@@ -24,12 +33,12 @@ export class PagingVariables {
   PAGING_TOTAL_CACHE_TTL_MS: number = 60_000;
 }
 
-/** The core's `paging` slice: the exact-count cap (rows) and the estimate reuse (ms). */
+/** The core's `paging` slice: the exact-count caps (rows; lists, keyword searches) and the estimate reuse (ms). */
 export const pagingConfig = declareConfig({
   wing: 'core',
   variables: PagingVariables,
   resolve: (vars) => ({
-    paging: { totalExactCap: vars.PAGING_TOTAL_EXACT_CAP, totalCacheTtlMs: vars.PAGING_TOTAL_CACHE_TTL_MS },
+    paging: { totalExactCap: vars.PAGING_TOTAL_EXACT_CAP, searchTotalExactCap: vars.PAGING_SEARCH_TOTAL_EXACT_CAP, totalCacheTtlMs: vars.PAGING_TOTAL_CACHE_TTL_MS },
   }),
 });
 
