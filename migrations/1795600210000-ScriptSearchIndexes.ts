@@ -11,11 +11,15 @@ export class ScriptSearchIndexes1795600210000 implements MigrationInterface {
   name = 'ScriptSearchIndexes1795600210000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    // Built-ins only, atrium_grams' body inlined: PostgreSQL 17 (the embedded server) evaluates index expressions
+    // with search_path = pg_catalog, pg_temp, where a call to our atrium_grams does not resolve.
     await queryRunner.query(`
       CREATE OR REPLACE FUNCTION atrium_jsonb_grams(elements jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
         SELECT coalesce(array_agg(DISTINCT gram), '{}') FROM (
-          SELECT unnest(atrium_grams(element)) AS gram
-            FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(elements) = 'array' THEN elements ELSE '[]'::jsonb END) AS element
+          SELECT substr(l, i, n) AS gram
+            FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(elements) = 'array' THEN elements ELSE '[]'::jsonb END) AS element,
+                 LATERAL (SELECT lower(element) AS l) AS lowered, generate_series(1, length(l)) AS i, (VALUES (1), (2)) AS size(n)
+           WHERE i + n - 1 <= length(l)
         ) AS grams
       $$`);
     const trigrams = ((await queryRunner.query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'`)) as unknown[]).length > 0;
