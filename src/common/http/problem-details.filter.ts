@@ -62,10 +62,13 @@ export function problemFor(request: Request, error: unknown, logger: Logger): Pr
   return problem;
 }
 
-/** Sends `problem` as `application/problem+json` unless a response already started. */
+/**
+ * Sends `problem` as `application/problem+json`. When a response already started (a streamed body), the connection
+ * is destroyed instead: ending it would make a truncated body look complete (issue 23 item 3).
+ */
 export function writeProblem(response: Response, problem: ProblemWithHeaders): void {
   if (response.headersSent) {
-    response.end();
+    response.destroy();
     return;
   }
   for (const [name, value] of Object.entries(problem[PROBLEM_HEADERS] ?? {})) response.setHeader(name, value);
