@@ -76,24 +76,10 @@ export class ApiKeysService implements OnModuleInit {
   }
 
   /**
-   * The pure check behind the evaluation credential strategy: finds a live key by its hash.
-   * @returns the key, or undefined for an unknown or revoked one
-   */
-  async verify(key: string): Promise<RecognisedApiKey | undefined> {
-    const repository = this.dataSource.getRepository(ApiKeyEntity);
-    const row = await repository.findOneBy({ keyHash: apiKeyHash(key), revokedAt: IsNull() });
-    if (!row) return undefined;
-    const now = Date.now();
-    if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-      await repository.update({ id: row.id }, { lastUsedAt: new Date(now) });
-    }
-    return { id: row.id, name: row.name, admin: row.admin };
-  }
-
-  /**
-   * The same check as {@link verify}, as SQL for GuessLimiter.checkLookup, so that the guessing limit, the lookup and
-   * the last-use note are one PostgreSQL round trip (issue 14 item 1): a live key by its hash; `last_used_at` written
-   * at most once a minute, and only when the limiter granted the check.
+   * The pure check behind the evaluation credential strategy, as SQL for GuessLimiter.checkLookup, so that the
+   * guessing limit, the lookup and the last-use note are one PostgreSQL round trip (issue 14 item 1): finds a live
+   * (unrevoked) key by its hash; `last_used_at` is written at most once a minute, and only when the limiter granted
+   * the check.
    */
   liveKeyLookup(key: string): { sql: string; parameters: unknown[]; afterGrant: string } {
     return {
