@@ -252,12 +252,12 @@ export async function seedEvaluation(sql, { rows, log = () => undefined }) {
     await insertSelect(
       sql,
       'eval_run',
-      ['scenario_id', 'scenario_name', 'scenario_version', 'target_id', 'target_name', 'status', 'triggered_by', 'concurrency', 'repeat_count', 'cases', 'model_bindings', 'llm_config', 'summary', 'created_at', 'started_at', 'finished_at'],
+      ['scenario_id', 'scenario_name', 'scenario_version', 'target_id', 'target_name', 'status', 'triggered_by', 'concurrency', 'repeat_count', 'case_count', 'model_bindings', 'llm_config', 'summary', 'created_at', 'started_at', 'finished_at'],
       `WITH s AS (SELECT array_agg(id ORDER BY id) AS ids FROM (SELECT id FROM eval_scenario LIMIT 1000) x),
             t AS (SELECT array_agg(id ORDER BY id) AS ids, array_agg(name ORDER BY id) AS names FROM (SELECT id, name FROM eval_target LIMIT 200) y)
        SELECT s.ids[1 + i % array_length(s.ids, 1)], 'Bench scenario', 1, t.ids[1 + i % array_length(t.ids, 1)], t.names[1 + i % array_length(t.ids, 1)],
               CASE WHEN i % 10 < 6 THEN 'completed' WHEN i % 10 = 6 THEN 'failed' WHEN i % 10 = 7 THEN 'cancelled' WHEN i % 10 = 8 THEN 'running' ELSE 'queued' END,
-              'api', 4, 1, '[]'::jsonb, '{}'::jsonb, '{}'::jsonb,
+              'api', 4, 1, 0, '{}'::jsonb, '{}'::jsonb,
               CASE WHEN i % 10 < 6 THEN jsonb_build_object('total_cases', 10, 'passed_cases', i % 11, 'pass_rate', round((i % 11) / 10.0, 4), 'latency_p95_ms', 100 + (i::bigint * 104729) % 5000) END,
               now() - ((i::bigint * 7919) % 525600) * interval '1 minute' - interval '5 minutes', CASE WHEN i % 10 < 9 THEN now() - ((i::bigint * 7919) % 525600) * interval '1 minute' - interval '4 minutes' END,
               CASE WHEN i % 10 < 8 THEN now() - ((i::bigint * 7919) % 525600) * interval '1 minute' END
