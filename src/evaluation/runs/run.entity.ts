@@ -61,7 +61,7 @@ export class RunEntity {
    * How many cases the run's snapshot holds (the cases themselves are rows of `eval_run_case`, run-case.entity.ts),
    * so a poll never reads the snapshot (issue 23 item 3).
    */
-  @Column({ type: 'integer' })
+  @Column({ type: 'integer', default: 0 })
   caseCount: number;
 
   @Column({ type: 'jsonb' })
