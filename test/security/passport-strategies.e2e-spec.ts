@@ -1,11 +1,9 @@
-import { RequestMethod, type Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { ModulesContainer } from '@nestjs/core';
+import { type Type } from '@nestjs/common';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import passport, { Strategy } from 'passport';
-import { AUTH_REQUIREMENT, type AuthRequirement, PUBLIC_ROUTE, strategiesOf } from '../../src/common/auth/auth.decorators';
-import { toOpenApiPath } from '../../src/common/openapi/route-facts';
+import { type AuthRequirement, strategiesOf } from '../../src/common/auth/auth.decorators';
+import { collectRouteFacts } from '../../src/common/openapi/route-facts';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const SRC = join(__dirname, '../../src');
@@ -55,26 +53,8 @@ describe('Passport strategies (issue 13 item 1, acceptance 1)', () => {
 
   beforeAll(async () => {
     testApp = await startTestApp();
-    const seen = new Set<Type<unknown>>();
-    for (const module of testApp.app.get(ModulesContainer, { strict: false }).values()) {
-      for (const wrapper of module.controllers.values()) {
-        const controller = wrapper.metatype as Type<unknown> | null;
-        if (!controller || seen.has(controller)) continue;
-        seen.add(controller);
-        const controllerPaths = [Reflect.getMetadata(PATH_METADATA, controller) ?? '/'].flat() as string[];
-        for (const key of Object.getOwnPropertyNames(controller.prototype)) {
-          const handler = Object.getOwnPropertyDescriptor(controller.prototype, key)?.value;
-          if (key === 'constructor' || typeof handler !== 'function') continue;
-          const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-          const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
-          if (method === undefined || paths === undefined) continue;
-          const requirement: AuthRequirement | undefined = Reflect.getMetadata(AUTH_REQUIREMENT, handler) ?? Reflect.getMetadata(AUTH_REQUIREMENT, controller);
-          const isPublic = Boolean(Reflect.getMetadata(PUBLIC_ROUTE, handler) ?? Reflect.getMetadata(PUBLIC_ROUTE, controller));
-          for (const controllerPath of controllerPaths) {
-            for (const path of [paths].flat()) routes.push({ route: `${RequestMethod[method]} ${toOpenApiPath(controllerPath, path)}`, requirement, isPublic });
-          }
-        }
-      }
+    for (const { method, path, requirement, isPublic } of collectRouteFacts(testApp.app)) {
+      routes.push({ route: `${method.toUpperCase()} ${path}`, requirement, isPublic });
     }
   });
   afterAll(() => testApp?.close());

@@ -23,7 +23,7 @@ function documentOf(paths: Record<string, unknown>, schemas: Record<string, unkn
   return { openapi: '3.0.0', info: { title: 't', version: '1' }, servers: [], paths, components: { schemas } };
 }
 
-const facts = (overrides: Partial<RouteFacts> & Pick<RouteFacts, 'method' | 'path'>): RouteFacts => ({ pathParams: {}, queryParams: {}, guessLimited: false, ...overrides });
+const facts = (overrides: Partial<RouteFacts> & Pick<RouteFacts, 'method' | 'path'>): RouteFacts => ({ pathParams: {}, queryParams: {}, guessLimited: false, isPublic: false, ...overrides });
 
 describe('toOpenApiPath', () => {
   it('joins Nest paths and names parameters as OpenAPI does', () => {

@@ -3,7 +3,7 @@ import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import { ModulesContainer } from '@nestjs/core';
 import { getMetadataStorage } from 'class-validator';
 import { GuessLimiter } from '../auth/guess-limiter';
-import { AUTH_REQUIREMENT, AuthRequirement, strategiesOf } from '../auth/auth.decorators';
+import { AUTH_REQUIREMENT, AuthRequirement, PUBLIC_ROUTE, strategiesOf } from '../auth/auth.decorators';
 
 /** JSON-schema constraints derived from validators (a subset of an OpenAPI 3.0 schema object). */
 export type SchemaConstraints = Record<string, unknown>;
@@ -25,6 +25,10 @@ export interface RouteFacts {
   bodyClass?: Type<unknown>;
   /** The credential check of this route runs under a guessing limit (GuessLimiter): it can answer 429. */
   guessLimited: boolean;
+  /** Its `@Authenticated` requirement (handler's, else its controller's); undefined when it declares none. */
+  requirement?: AuthRequirement;
+  /** Marked `@Public()` (handler or controller). */
+  isPublic: boolean;
 }
 
 const HTTP_METHODS: Partial<Record<RequestMethod, string>> = {
@@ -170,10 +174,11 @@ export function collectRouteFacts(app: INestApplication): RouteFacts[] {
           }
         }
         const requirement: AuthRequirement | undefined = Reflect.getMetadata(AUTH_REQUIREMENT, handler) ?? Reflect.getMetadata(AUTH_REQUIREMENT, controller);
+        const isPublic = Boolean(Reflect.getMetadata(PUBLIC_ROUTE, handler) ?? Reflect.getMetadata(PUBLIC_ROUTE, controller));
         const guessLimited = (requirement ? strategiesOf(requirement.strategy) : []).some((strategy) => dependsOnGuessLimiter(strategy)) || dependsOnGuessLimiter(controller, 2);
         for (const controllerPath of controllerPaths) {
           for (const routePath of [routePaths].flat()) {
-            facts.push({ method, path: toOpenApiPath(controllerPath, routePath), pathParams, queryParams, bodyClass, guessLimited });
+            facts.push({ method, path: toOpenApiPath(controllerPath, routePath), pathParams, queryParams, bodyClass, guessLimited, requirement, isPublic });
           }
         }
       }
