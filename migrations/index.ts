@@ -37,6 +37,7 @@ import { ChatCustomerTodos1795401000000 } from './1795401000000-ChatCustomerTodo
 import { EvaluationSsoState1795600500000 } from './1795600500000-EvaluationSsoState';
 import { ChatDeliveryLease1795600400000 } from './1795600400000-ChatDeliveryLease';
 import { EvaluationRunWebhookDelivery1795600410000 } from './1795600410000-EvaluationRunWebhookDelivery';
+import { ChatOAuthOperatorFlow1795600600000 } from './1795600600000-ChatOAuthOperatorFlow';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -79,4 +80,5 @@ export const ALL_MIGRATIONS = [
   ChatDeliveryLease1795600400000,
   EvaluationRunWebhookDelivery1795600410000,
   StaffContactSearchIndexes1795600220000,
+  ChatOAuthOperatorFlow1795600600000,
 ];

@@ -1,5 +1,6 @@
 import { chatConfig } from './chat/chat.config';
 import { chatOutboundConfig } from './chat/chat-outbound.config';
+import { chatOperatorOAuthConfig } from './chat/auth/operator-oauth.config';
 import { aiReplyStorageConfig } from './chat/ai-reply/ai-reply-storage.config';
 import { guessLimitsConfig } from './common/auth/guess-limits.config';
 import { secretKeyConfig } from './common/crypto/secret-key.config';
@@ -44,6 +45,7 @@ export const APP_CONFIG_DECLARATIONS: readonly ConfigDeclaration<any, any>[] = [
   healthConfig,
   tracingConfig,
   chatConfig,
+  chatOperatorOAuthConfig,
   chatOutboundConfig,
   aiReplyStorageConfig,
   chatDeliveryConfig,

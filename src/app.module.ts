@@ -5,6 +5,7 @@ import { ClusterEventsModule } from './common/cluster/cluster-events';
 import { ProblemDetailsFilter } from './common/http/problem-details.filter';
 import { OutboundModule } from './common/outbound/outbound.service';
 import { DigitalStaffTargetPortModule } from './common/ports/digital-staff-target';
+import { OperatorSignInPortModule } from './common/ports/operator-sign-in';
 import { MetricsModule } from './common/metrics/metrics.module';
 import { DatabaseMetrics } from './database/database-metrics';
 import { HealthProbesModule } from './common/health/health-probes.module';
@@ -30,7 +31,7 @@ export class AppModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), ClusterEventsModule, OutboundModule, DigitalStaffTargetPortModule, MetricsModule, HealthProbesModule, PagingModule, JobsModule.forRoot(databaseUrl, jobsOptionsOf(config)), DeployModule, EvaluationModule, ChatModule],
+      imports: [AppConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl), ClusterEventsModule, OutboundModule, DigitalStaffTargetPortModule, OperatorSignInPortModule, MetricsModule, HealthProbesModule, PagingModule, JobsModule.forRoot(databaseUrl, jobsOptionsOf(config)), DeployModule, EvaluationModule, ChatModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

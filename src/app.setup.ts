@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Logger as Pino } from 'pino';
-import { addChatSecurityScheme, applyChatOperationScopes, CHAT_SWAGGER_UI_OPTIONS, mountChatAuthorizationServer } from './chat/auth/chat-openapi';
+import { addChatSecurityScheme, applyChatOperationScopes, chatSwaggerUiOptions, mountChatAuthorizationServer } from './chat/auth/chat-openapi';
 import { JsonBodyInterceptor, jsonBodyGate } from './common/http/body-parsing';
 import { composeMiddleware } from './common/http/compose-middleware';
 import { recordStaticHeaders, staticHeadersMiddleware } from './common/http/static-headers';
@@ -100,6 +100,6 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Atrium API',
     // Credentials entered under "Authorize" stay in localStorage only when the operator asks (DOCS_PERSIST_AUTHORIZATION).
-    swaggerOptions: { ...CHAT_SWAGGER_UI_OPTIONS, persistAuthorization: config.docs.persistAuthorization },
+    swaggerOptions: { ...chatSwaggerUiOptions(app, config.chatOperatorOAuth.scopes), persistAuthorization: config.docs.persistAuthorization },
   });
 }

@@ -3,7 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { OutboundHttp } from '../common/outbound/outbound.service';
 import { ChatAuthorizationServer, signingKeyFile } from './auth/authorization-server';
-import { shareSigningKey } from './auth/shared-signing-key';
+import { shareCookieKey, shareSigningKey } from './auth/shared-signing-key';
+import { OperatorSignInRegistry } from '../common/ports/operator-sign-in';
 import { DataSource } from 'typeorm';
 import { ChatCredentialStrategy } from './auth/chat-auth.strategy';
 import { CHAT_OAUTH_SETTINGS, ChatOAuthSettings, resolveChatOAuthSettings } from './auth/chat-oauth.settings';
@@ -143,12 +144,14 @@ import { OutOfHoursNoticeEntity } from './pipeline/out-of-hours-notice.entity';
     },
     {
       provide: ChatAuthorizationServer,
-      inject: [CHAT_OAUTH_SETTINGS, APP_CONFIG, OAuthClientsService, DataSource],
-      useFactory: async (settings: ChatOAuthSettings, config: AppConfig, clients: OAuthClientsService, dataSource: DataSource) => {
+      inject: [CHAT_OAUTH_SETTINGS, APP_CONFIG, OAuthClientsService, DataSource, OperatorSignInRegistry],
+      useFactory: async (settings: ChatOAuthSettings, config: AppConfig, clients: OAuthClientsService, dataSource: DataSource, signInPort: OperatorSignInRegistry) => {
         if (settings.mode !== 'built-in') return ChatAuthorizationServer.disabled();
         // One signing key for every instance on the database (issue 20 item 5), written to the file start() reads.
         await shareSigningKey(dataSource, signingKeyFile(config.dataDir));
-        return ChatAuthorizationServer.start(settings, config.dataDir, clients);
+        // Operator flow (issue 13 item 2): one cookie key for every instance too, records in chat_oauth_record.
+        const cookieKey = await shareCookieKey(dataSource);
+        return ChatAuthorizationServer.start(settings, config.dataDir, clients, { dataSource, cookieKey, signInPort, operator: config.chatOperatorOAuth });
       },
     },
     TenantsService,

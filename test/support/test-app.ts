@@ -61,7 +61,8 @@ export async function startTestApp(
   }
 
   const dataDir = mkdtempSync(join(tmpdir(), 'atrium-e2e-'));
-  const port = await freePort();
+  // A suite that must know the URL before the start (public URLs in its configuration) picks the port itself.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const config = loadConfig({
     DATA_DIR: dataDir,
     PORT: String(port),

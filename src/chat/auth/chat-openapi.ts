@@ -1,11 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OpenAPIObject, SwaggerCustomOptions } from '@nestjs/swagger';
+import { OperatorSignInRegistry } from '../../common/ports/operator-sign-in';
 import { ChatAuthorizationServer } from './authorization-server';
 import { CHAT_ACCESS, ChatCredentialStrategy } from './chat-auth.strategy';
 import { CHAT_OAUTH_SCHEME } from './chat-auth.decorators';
 import { CHAT_SCOPE_DESCRIPTIONS, PLATFORM_ADMIN_SCOPE, scopeForMethod } from './chat-scopes';
 import { CHAT_OAUTH_MOUNT_PATH, CHAT_OAUTH_SETTINGS, ChatOAuthSettings } from './chat-oauth.settings';
+import { SWAGGER_UI_CLIENT_ID, swaggerRedirectUri } from './operator-authorization';
 
 /** Tags of the chat wing's operations, with their descriptions. */
 export const CHAT_TAGS = [
@@ -20,23 +22,56 @@ export const CHAT_TAGS = [
 export const CHAT_SWAGGER_UI_OPTIONS: NonNullable<SwaggerCustomOptions['swaggerOptions']> = { persistAuthorization: true };
 
 /**
+ * Whether the built-in server serves operators the authorization-code flow (issue 13 item 2): built-in mode and
+ * operator single sign-on configured (EVAL_SSO_CLIENT_ID, seen through the operator sign-in port).
+ */
+export function operatorFlowOn(app: INestApplication): boolean {
+  const settings = app.get<ChatOAuthSettings>(CHAT_OAUTH_SETTINGS, { strict: false });
+  return settings.mode === 'built-in' && app.get(OperatorSignInRegistry, { strict: false }).enabledStarter() !== undefined;
+}
+
+/**
+ * Swagger UI's settings: {@link CHAT_SWAGGER_UI_OPTIONS}, and with the operator flow on, the authorization-code flow
+ * with PKCE for the built-in `atrium-swagger-ui` client (no secret), returning to `/docs/oauth2-redirect.html` of
+ * CHAT_PUBLIC_URL (the client's one redirect URI: open Swagger UI there), CHAT_OAUTH_OPERATOR_SCOPES ticked.
+ */
+export function chatSwaggerUiOptions(app: INestApplication, operatorScopes: readonly string[]): NonNullable<SwaggerCustomOptions['swaggerOptions']> {
+  if (!operatorFlowOn(app)) return { ...CHAT_SWAGGER_UI_OPTIONS };
+  const settings = app.get<ChatOAuthSettings>(CHAT_OAUTH_SETTINGS, { strict: false });
+  return {
+    ...CHAT_SWAGGER_UI_OPTIONS,
+    oauth2RedirectUrl: swaggerRedirectUri(settings.publicUrl),
+    initOAuth: { clientId: SWAGGER_UI_CLIENT_ID, usePkceWithAuthorizationCodeGrant: true, scopes: [...operatorScopes] },
+  };
+}
+
+/**
  * Adds the `oauth2` security scheme (client-credentials flow, token URL of the built-in server or the external
- * issuer, the chat scopes) and the chat tags to the document skeleton, before the operations are collected.
+ * issuer, the chat scopes; with the operator flow on also the authorization-code flow at `/oauth/auth`) and the chat
+ * tags to the document skeleton, before the operations are collected.
  */
 export function addChatSecurityScheme(skeleton: Omit<OpenAPIObject, 'paths'>, app: INestApplication): void {
   const settings = app.get<ChatOAuthSettings>(CHAT_OAUTH_SETTINGS, { strict: false });
+  const operators = operatorFlowOn(app);
   const source =
     settings.mode === 'built-in'
       ? `the built-in authorization server (\`${settings.tokenUrl}\`, client_secret_basic or client_secret_post; metadata at \`/.well-known/oauth-authorization-server/oauth\`; create a client with \`atrium-chat client create --tenant <id>\`)`
       : `the issuer ${settings.issuer}`;
+  const operatorText = operators
+    ? ` Operators: the authorization-code flow with PKCE (client \`${SWAGGER_UI_CLIENT_ID}\`, no secret), signing in through the operator single sign-on; they get the scopes of CHAT_OAUTH_OPERATOR_SCOPES and the tenants of CHAT_OAUTH_OPERATOR_TENANTS.`
+    : '';
   skeleton.components ??= {};
   skeleton.components.securitySchemes ??= {};
   skeleton.components.securitySchemes[CHAT_OAUTH_SCHEME] = {
     type: 'oauth2',
     description:
       `Chat management service: an OAuth2 access token (JWT, audience \`${settings.audience}\`) from ${source}. ` +
-      `The tenant comes from the \`${settings.tenantClaim}\` claim; GET needs chat:read, other methods chat:write, /api/platform/* platform:admin.`,
-    flows: { clientCredentials: { tokenUrl: settings.tokenUrl, scopes: CHAT_SCOPE_DESCRIPTIONS } },
+      `The tenant comes from the \`${settings.tenantClaim}\` claim; GET needs chat:read, other methods chat:write, /api/platform/* platform:admin.` +
+      operatorText,
+    flows: {
+      clientCredentials: { tokenUrl: settings.tokenUrl, scopes: CHAT_SCOPE_DESCRIPTIONS },
+      ...(operators ? { authorizationCode: { authorizationUrl: `${CHAT_OAUTH_MOUNT_PATH}/auth`, tokenUrl: settings.tokenUrl, scopes: CHAT_SCOPE_DESCRIPTIONS } } : {}),
+    },
   };
   skeleton.tags = [...(skeleton.tags ?? []), ...CHAT_TAGS];
 }

@@ -17,7 +17,38 @@ declare module 'oidc-provider' {
   export interface OidcContext {
     origin: string;
     /** `params`: the request's parameters (scope, resource, …) once assembled; undefined before. */
-    oidc: { client?: OidcClient; route?: string; params?: Record<string, unknown> };
+    oidc: {
+      client?: OidcClient;
+      route?: string;
+      params?: Record<string, unknown>;
+      /** The browser's session at the authorization endpoint (`accountId` once signed in). */
+      session?: { accountId?: string };
+      /** The scopes of the authorization request's `scope` parameter. */
+      requestParamScopes?: Set<string>;
+      /** The request's resource servers by indicator (RFC 8707). */
+      resourceServers?: Record<string, unknown>;
+    };
+  }
+
+  /** A grant (what an account allowed a client), as the authorization endpoint builds it. */
+  export interface OidcGrant {
+    addResourceScope(indicator: string, scope: string): void;
+    rejectResourceScope(indicator: string, scope: string): void;
+    addOIDCScope(scope: string): void;
+    rejectOIDCScope(scope: string): void;
+    save(): Promise<string>;
+  }
+
+  /** A stored interaction (a prompt the authorization request waits on). */
+  export interface OidcInteraction {
+    uid: string;
+    /** Expiry, seconds since the epoch. */
+    exp: number;
+    prompt?: { name: string };
+    result?: Record<string, unknown>;
+    /** Where the browser resumes the authorization request (`/oauth/auth/{uid}`). */
+    returnTo: string;
+    save(ttlS: number): Promise<string>;
   }
 
   /** An issued token while it is being built. */
@@ -25,6 +56,8 @@ declare module 'oidc-provider' {
     kind: string;
     scope?: string;
     clientId?: string;
+    /** The account the token is for (authorization-code flow); undefined for client credentials. */
+    accountId?: string;
     /** The RFC 8707 resource server the token is for (its `scope` is the space-separated scopes it carries). */
     resourceServer?: { scope?: string; audience?: string };
   }
@@ -34,6 +67,10 @@ declare module 'oidc-provider' {
     readonly issuer: string;
     proxy: boolean;
     readonly Client: { prototype: { compareClientSecret(this: OidcClient, actual: string): Promise<boolean> | boolean } };
+    readonly Grant: new (properties: { clientId: string; accountId: string }) => OidcGrant;
+    readonly Interaction: { find(uid: string): Promise<OidcInteraction | undefined> };
+    /** The interaction the request's interaction cookie names. @throws SessionNotFound (status 400) */
+    interactionDetails(request: IncomingMessage, response: ServerResponse): Promise<OidcInteraction & { prompt: { name: string } }>;
     callback(): (request: IncomingMessage, response: ServerResponse) => void;
     on(event: string, listener: (...args: any[]) => void): this;
   }

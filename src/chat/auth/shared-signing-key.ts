@@ -3,10 +3,23 @@ import type { JWK } from 'jose';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { DataSource } from 'typeorm';
 import { sharedSecret } from '../../common/cluster/shared-secrets';
+import { randomSecret } from '../../common/crypto/secrets';
 import { loadOrCreateSigningKey } from './signing-key';
 
 /** Name of the built-in authorization server's signing key in `core_shared_secret`. */
 export const SIGNING_KEY_SECRET = 'chat-oauth-signing-key';
+/** Name of the key that signs the built-in authorization server's cookies, in `core_shared_secret`. */
+export const COOKIE_KEY_SECRET = 'chat-oauth-cookie-key';
+
+/**
+ * The key oidc-provider signs its session and interaction cookies with (issue 13 item 2), shared by every instance
+ * (sealed in `core_shared_secret`, issue 20 item 5): a browser flow that one instance started and another continues
+ * must find its cookies valid. Generated (256 bits) by the first instance.
+ * @throws as {@link sharedSecret} (another ATRIUM_SECRET_KEY than the one that stored it)
+ */
+export async function shareCookieKey(dataSource: DataSource): Promise<string> {
+  return (await sharedSecret(dataSource, COOKIE_KEY_SECRET, () => randomSecret(32))).value;
+}
 
 /**
  * Makes every instance sign chat access tokens with one key (issue 20 item 5), before the authorization server loads

@@ -79,6 +79,17 @@ describe('authorizationServerMetadata (RFC 8414 / OIDC discovery: only what is s
     });
     expect(metadata.scopes_supported).not.toContain('openid');
   });
+
+  it('adds the authorization-code grant with PKCE S256 and public clients only with the operator flow (issue 13)', () => {
+    const metadata = authorizationServerMetadata('https://chat.example/oauth', true);
+    expect(metadata).toMatchObject({
+      response_types_supported: ['code'],
+      grant_types_supported: ['client_credentials', 'authorization_code'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      code_challenge_methods_supported: ['S256'],
+    });
+    expect(authorizationServerMetadata('https://chat.example/oauth', false)).not.toHaveProperty('code_challenge_methods_supported');
+  });
 });
 
 describe('trusted proxies (CHAT_OAUTH_TRUSTED_PROXIES)', () => {

@@ -96,25 +96,29 @@ export function grantScopes(requested: string | undefined, clientScopes: readonl
 
 /**
  * RFC 8414 Authorization Server Metadata of the built-in server, also served as its OpenID discovery document: only
- * what is served (client credentials at the token endpoint, client_secret_basic and client_secret_post, the JWKS),
- * every URL built from the issuer (`${CHAT_PUBLIC_URL}/oauth`), never from request headers.
+ * what is served, every URL built from the issuer (`${CHAT_PUBLIC_URL}/oauth`), never from request headers.
+ * - Always: client credentials at the token endpoint, client_secret_basic and client_secret_post, the JWKS.
+ * - With `operatorFlow` (operator single sign-on configured, issue 13 item 2): also the authorization-code grant
+ *   (`response_type=code`) with PKCE S256 only, and `none` client authentication (Swagger UI is a public client).
  *
- * `authorization_endpoint` is present although no response type is supported (`response_types_supported: []`, the
- * endpoint answers every request with an error): RFC 8414 lets a client-credentials-only server omit it, but the MCP
+ * `authorization_endpoint` is present even without the code flow (`response_types_supported: []`, the endpoint then
+ * answers every request with an error): RFC 8414 lets a client-credentials-only server omit it, but the MCP
  * TypeScript SDK's metadata schema requires it, and its ClientCredentialsProvider is a client this server must serve
- * as it is (issue 22 acceptance 1). Issue 13 brings the authorization-code flow behind it.
+ * as it is (issue 22 acceptance 1).
  * @param issuer the issuer URL, without a trailing slash
+ * @param operatorFlow whether the authorization-code flow for operators is on
  */
-export function authorizationServerMetadata(issuer: string): Record<string, unknown> {
+export function authorizationServerMetadata(issuer: string, operatorFlow = false): Record<string, unknown> {
   return {
     issuer,
     authorization_endpoint: `${issuer}/auth`,
     token_endpoint: `${issuer}/token`,
     jwks_uri: `${issuer}/jwks`,
     scopes_supported: Object.keys(CHAT_SCOPE_DESCRIPTIONS),
-    response_types_supported: [],
-    grant_types_supported: ['client_credentials'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    response_types_supported: operatorFlow ? ['code'] : [],
+    grant_types_supported: operatorFlow ? ['client_credentials', 'authorization_code'] : ['client_credentials'],
+    token_endpoint_auth_methods_supported: operatorFlow ? ['client_secret_basic', 'client_secret_post', 'none'] : ['client_secret_basic', 'client_secret_post'],
+    ...(operatorFlow ? { code_challenge_methods_supported: ['S256'], response_modes_supported: ['query'] } : {}),
   };
 }
 

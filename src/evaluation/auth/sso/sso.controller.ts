@@ -5,8 +5,10 @@ import type { Request, Response } from 'express';
 import { Public } from '../../../common/auth/auth.decorators';
 import { ANSWERED, authenticateWith } from '../../../common/auth/auth.guard';
 import { ProblemException } from '../../../common/http/problem-details';
+import { OperatorSignInRegistry } from '../../../common/ports/operator-sign-in';
 import { EvaluationSessions } from '../evaluation-auth';
 import { SessionDto } from '../sign-in.controller';
+import { ssoHandoff } from './sso-state.store';
 import { EvaluationSsoStrategy, providerFailure, type SsoUser } from './sso.strategy';
 
 /** Query of `GET /api/auth/sso/callback`: what an OAuth 2.0 / OpenID Connect provider sends back (RFC 6749 §4.1.2, RFC 9207 `iss`, and the extras Keycloak and Google add). */
@@ -40,6 +42,7 @@ export class SsoController {
   constructor(
     private readonly sso: EvaluationSsoStrategy,
     private readonly sessions: EvaluationSessions,
+    private readonly signInPort: OperatorSignInRegistry,
   ) {}
 
   @Get('login')
@@ -65,15 +68,17 @@ export class SsoController {
     summary: 'Finish single sign-on',
     description:
       'Checks `state` (single use, same browser), exchanges the code with the PKCE verifier, reads the user from the userinfo endpoint and, when EVAL_SSO_ALLOWED_* allows them, returns the same session token as the password sign-in, naming the user. ' +
-      '400 forged, replayed or expired state, another issuer\'s response (RFC 9207 `iss`), or a code the provider refused; 403 a user who may not sign in, or a sign-in refused at the provider (nothing stored); 502 the provider failed; 504 it did not answer in time (EVAL_SSO_TIMEOUT_MS).',
+      '400 forged, replayed or expired state, another issuer\'s response (RFC 9207 `iss`), or a code the provider refused; 403 a user who may not sign in, or a sign-in refused at the provider (nothing stored); 502 the provider failed; 504 it did not answer in time (EVAL_SSO_TIMEOUT_MS). ' +
+      'A sign-in started by the chat authorization server (Swagger UI\'s "Authorize", issue 13) is handed back to it instead: 303 to `/oauth/auth/{uid}`, where the authorization request resumes with the user signed in.',
   })
   @ApiOkResponse({ type: SsoSessionDto })
+  @ApiResponse({ status: 303, description: 'A sign-in another wing started (the chat authorization server\'s operator login): back to it (`Location`).' })
   @ApiBadRequestResponse({ description: 'Forged, replayed or expired state; bad query; refused code (problem+json).' })
   @ApiForbiddenResponse({ description: 'The user is not allowed (EVAL_SSO_ALLOWED_*), or refused at the provider (problem+json).' })
   @ApiNotFoundResponse({ description: 'Single sign-on is not configured (problem+json).' })
   @ApiBadGatewayResponse({ description: 'The provider failed (problem+json).' })
   @ApiGatewayTimeoutResponse({ description: 'The provider did not answer in time (problem+json).' })
-  async callback(@Query() query: SsoCallbackQueryDto, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<SsoSessionDto> {
+  async callback(@Query() query: SsoCallbackQueryDto, @Req() request: Request, @Res() response: Response): Promise<void> {
     await this.ready();
     if (!query.code && !query.error) throw new ProblemException(HttpStatus.BAD_REQUEST, 'The sign-in response has neither a code nor an error; start at /api/auth/sso/login.');
     // RFC 9207: a response naming another issuer was meant for another provider's flow (mix-up); refuse it unread.
@@ -86,8 +91,18 @@ export class SsoController {
     } catch (error) {
       throw callbackFailure(error);
     }
+    const handoff = ssoHandoff(request);
+    if (handoff) {
+      const continuation = this.signInPort.continuation(handoff.purpose);
+      if (!continuation) throw new ProblemException(HttpStatus.BAD_REQUEST, 'The sign-in was started for something this server no longer serves; start again.');
+      const location = await continuation({ subject: user.subject, userName: user.userName }, handoff.reference);
+      // No body: the redirect is the whole answer.
+      response.status(HttpStatus.SEE_OTHER).setHeader('location', location).end();
+      return;
+    }
     const session = this.sessions.issue(user.subject);
-    return { token: session.token, expiresAt: session.expiresAt.toISOString(), user: user.userName };
+    const body: SsoSessionDto = { token: session.token, expiresAt: session.expiresAt.toISOString(), user: user.userName };
+    response.status(HttpStatus.OK).json(body);
   }
 
   private async ready(): Promise<void> {

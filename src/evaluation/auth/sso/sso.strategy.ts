@@ -1,8 +1,11 @@
-import { ForbiddenException, HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import { ForbiddenException, HttpStatus, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Strategy as OAuth2Strategy } from 'passport-oauth2';
+import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
+import { ANSWERED, authenticateWith } from '../../../common/auth/auth.guard';
+import { OperatorSignInRegistry, type OperatorSignInHandoff, type OperatorSignInStarter } from '../../../common/ports/operator-sign-in';
 import { ProblemException } from '../../../common/http/problem-details';
 import { OutboundHttp } from '../../../common/outbound/outbound.service';
 import type { OutboundClient } from '../../../common/outbound/outbound-client';
@@ -67,15 +70,17 @@ function outboundError(error: unknown): OutboundRequestError | undefined {
  * - state and the PKCE verifier: {@link SsoStateStore} (PostgreSQL, single use, bound to the browser by a cookie).
  * - `validate` reads the user's claims from the userinfo endpoint and refuses anyone EVAL_SSO_ALLOWED_* does not allow
  *   (403); the accepted user becomes `user:<e-mail or login>`.
+ * - It is the operator sign-in port's starter (src/common/ports/operator-sign-in.ts): another wing (the chat wing's
+ *   authorization server) starts a sign-in with a handoff, which the callback honours once the user is allowed.
  */
 @Injectable()
-export class EvaluationSsoStrategy extends PassportStrategy(OAuth2Strategy, EVAL_SSO_STRATEGY) {
+export class EvaluationSsoStrategy extends PassportStrategy(OAuth2Strategy, EVAL_SSO_STRATEGY) implements OperatorSignInStarter {
   private readonly logger = new Logger('EvaluationSso');
   private readonly settings: EvaluationSsoSettings;
   private readonly client: OutboundClient;
   private endpoints?: Promise<SsoEndpoints>;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, @InjectDataSource() dataSource: DataSource, outboundHttp: OutboundHttp) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, @InjectDataSource() dataSource: DataSource, outboundHttp: OutboundHttp, signInPort: OperatorSignInRegistry) {
     const settings = config.evaluationSso;
     super({
       // Placeholders until discovery (ensureEndpoints) when only an issuer is configured, or while SSO is off.
@@ -93,6 +98,19 @@ export class EvaluationSsoStrategy extends PassportStrategy(OAuth2Strategy, EVAL
     this.client = outboundHttp.client(settings.outbound);
     const oauth2 = this.oauth2();
     oauth2._request = (method, url, headers, body, accessToken, callback) => this.send(method, url, headers ?? {}, body, accessToken, callback);
+    signInPort.registerStarter(this);
+  }
+
+  /**
+   * The operator sign-in port's start (another wing's sign-in): a redirect (302) to the provider whose stored state
+   * carries `handoff`, honoured by `GET /api/auth/sso/callback`.
+   * @throws NotFoundException when single sign-on is off; ProblemException 502/504 when discovery fails
+   */
+  async start(request: Request, response: Response, handoff: OperatorSignInHandoff): Promise<void> {
+    if (!this.enabled) throw new NotFoundException('Single sign-on is not configured (EVAL_SSO_CLIENT_ID).');
+    await this.ensureEndpoints();
+    const outcome = await authenticateWith([this], request, response, { state: handoff });
+    if (outcome !== ANSWERED) throw new ProblemException(HttpStatus.BAD_GATEWAY, 'The sign-in could not be started.');
   }
 
   /** EVAL_SSO_ISSUER without a trailing slash, when configured (the `iss` a callback must carry, RFC 9207). */
