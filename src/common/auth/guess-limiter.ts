@@ -37,8 +37,7 @@ interface Reservation {
   windowStart: Date;
 }
 
-/** How long an attempt waits for checks in flight before it is refused (ms), and between two tries. */
-const BUSY_WAIT_MS = 5_000;
+/** How long an attempt waits between two tries while checks in flight stand in its way (ms). */
 const BUSY_RETRY_MS = 20;
 
 /**
@@ -46,7 +45,8 @@ const BUSY_RETRY_MS = 20;
  * atomic upsert on (kind, client, window), before the credential is looked at:
  * - `granted` while the window's failures plus the checks in flight are under the limit;
  * - `refused` (429 with Retry-After, unchecked) once the failures reach the limit;
- * - `busy` in between: checks in flight could still fail, so the attempt waits for them (up to 5 s, then 429).
+ * - `busy` in between: checks in flight could still fail, so the attempt waits for them (up to AUTH_GUESS_BUSY_WAIT_MS,
+ *   then 429).
  * A success gives its reservation back, a failure turns it into a failure. So however many attempts arrive at once,
  * on any number of instances, no more than `maxFailures` wrong credentials are checked per client and window, and
  * a busy client with the right credential only waits. Limits: AUTH_GUESS_* (guess-limits.config.ts).
@@ -70,7 +70,7 @@ export class GuessLimiter {
    * @param limit the kind's limit; default: AUTH_GUESS_* for the kind (required for `eval-password`)
    * @returns what `verify` returned (undefined = wrong credential, now counted as a failure)
    * @throws GuessLimitExceeded (429 with Retry-After) when the client has no failures left in this window, or the
-   *   checks in flight did not end within 5 s
+   *   checks in flight did not end within AUTH_GUESS_BUSY_WAIT_MS
    */
   async check<T>(
     kind: GuessKind,
@@ -190,11 +190,11 @@ export class GuessLimiter {
 
   /**
    * The decision loop shared by every check: runs `attempt` for the current window until it is granted (returns the
-   * window's start), refused (429), or busy for longer than BUSY_WAIT_MS (429 after waiting); sweeps old windows when
+   * window's start), refused (429), or busy for longer than AUTH_GUESS_BUSY_WAIT_MS (429 after waiting); sweeps old windows when
    * a window's first row was inserted.
    */
   private async decide(kind: GuessKind, clientKey: string, windowMs: number, attempt: (windowStart: Date) => Promise<{ outcome: Outcome; refused: number; inserted: boolean }>): Promise<Date> {
-    const deadline = Date.now() + BUSY_WAIT_MS;
+    const deadline = Date.now() + this.config.guessLimits.busyWaitMs;
     for (;;) {
       const now = Date.now();
       const windowStart = new Date(windowStartOf(now, windowMs));

@@ -57,12 +57,21 @@ export class GuessLimitVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1000) @Max(DAY_MS)
   AUTH_GUESS_EVAL_API_KEY_WINDOW_MS?: number;
 
+  @ConfigVariable({
+    group: GROUP,
+    description:
+      'how long an attempt waits while only checks still in flight (slow password or registration-key checks of the same client) stand between it and the limit, before it gets 429 with Retry-After: 1; raise it where many parallel sign-ins share one address (a CI runner behind NAT)',
+    unit: 'ms',
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(100) @Max(120_000)
+  AUTH_GUESS_BUSY_WAIT_MS: number = 5_000;
+
   @ConfigVariable({ group: GROUP, description: 'how long a window\'s counts (the aggregate audit of refused guesses) are kept after it ends', unit: 'ms' })
   @IsOptional() @Type(() => Number) @IsInt() @Min(0)
   AUTH_GUESS_RETENTION_MS: number = 30 * DAY_MS;
 }
 
-/** The guessing limits' slice of AppConfig: `guessLimits.limits[kind]` and `guessLimits.retentionMs`. */
+/** The guessing limits' slice of AppConfig: `guessLimits.limits[kind]`, `guessLimits.retentionMs` and `guessLimits.busyWaitMs` (ms). */
 export const guessLimitsConfig = declareConfig({
   wing: 'core',
   variables: GuessLimitVariables,
@@ -76,7 +85,7 @@ export const guessLimitsConfig = declareConfig({
       'deploy-owner-token': limit(vars.AUTH_GUESS_OWNER_TOKEN_MAX_FAILURES, vars.AUTH_GUESS_OWNER_TOKEN_WINDOW_MS),
       'eval-api-key': limit(vars.AUTH_GUESS_EVAL_API_KEY_MAX_FAILURES, vars.AUTH_GUESS_EVAL_API_KEY_WINDOW_MS),
     };
-    return { guessLimits: { limits, retentionMs: vars.AUTH_GUESS_RETENTION_MS } };
+    return { guessLimits: { limits, retentionMs: vars.AUTH_GUESS_RETENTION_MS, busyWaitMs: vars.AUTH_GUESS_BUSY_WAIT_MS } };
   },
 });
 
