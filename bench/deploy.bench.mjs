@@ -9,6 +9,7 @@
 //   DATABASE_URL=postgres://… node bench/deploy.bench.mjs   # or an existing server
 //   BENCH_FILES=5000 BENCH_MB=50 BENCH_ROUNDS=5 node bench/deploy.bench.mjs
 //   BENCH_APP_MAIN=/path/to/dist/src/main.js                # another build of the app
+//   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   # node flags for the app, after npm start's
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -64,7 +65,10 @@ const env = {
   DEPLOY_MAX_ARCHIVE_BYTES: String(archiveBytes * 2),
 };
 const appMain = process.env.BENCH_APP_MAIN ?? 'dist/src/main.js';
-const app = spawn(process.execPath, [appMain], { env, stdio: ['ignore', process.env.BENCH_APP_LOG ? 'inherit' : 'ignore', 'inherit'] });
+// As `npm start` runs it (package.json's node flags), then BENCH_NODE_ARGS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+const startFlags = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
+const nodeArgs = [...startFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+const app = spawn(process.execPath, [...nodeArgs, appMain], { env, stdio: ['ignore', process.env.BENCH_APP_LOG ? 'inherit' : 'ignore', 'inherit'] });
 const baseUrl = `http://127.0.0.1:${port}`;
 let appExited = false;
 app.once('exit', () => (appExited = true));
