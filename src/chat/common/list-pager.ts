@@ -14,6 +14,11 @@ export { DEFERRED_ROWS_MIN_OFFSET } from '../../common/paging/list-pager';
 export class ChatListPager extends ListPager {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const cap = config.paging?.totalExactCap ?? 10_000;
-    super(config, { exactCap: cap, cacheTtlMs: config.chatLists.countCacheTtlMs, cacheMinRows: Math.min(config.chatLists.countCacheMinRows, cap + 1) });
+    super(config, {
+      exactCap: cap,
+      cacheTtlMs: config.chatLists.countCacheTtlMs,
+      cacheMinRows: Math.min(config.chatLists.countCacheMinRows, cap + 1),
+      planCacheMaxEntries: config.paging?.planCacheMaxEntries,
+    });
   }
 }

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';
-import type { FindOptionsWhere, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import type { DataSource, EntityMetadata, FindOptionsWhere, ObjectLiteral, QueryRunner, Repository, SelectQueryBuilder } from 'typeorm';
+import type { QueryExpressionMap } from 'typeorm/query-builder/QueryExpressionMap';
+import { RawSqlResultsToEntityTransformer } from 'typeorm/query-builder/transformer/RawSqlResultsToEntityTransformer';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { secretSealer } from '../crypto/secret-sealer';
 import { cursorKeyOf, listFingerprint, openCursor, signCursor } from './cursor';
@@ -14,6 +16,9 @@ export const DEFERRED_ROWS_MIN_OFFSET = 200;
 const TOTAL_COLUMN = 'list_total';
 /** Raw columns carrying the page's sort key values as text: `list_key_0`, `list_key_1`, … */
 const KEY_COLUMN = 'list_key_';
+/** Named parameters of a page statement's LIMIT / OFFSET (bound per request, so one statement text serves every page). */
+const LIMIT_PARAMETER = 'list_page_limit';
+const OFFSET_PARAMETER = 'list_page_offset';
 
 /** What a list request asks for: `page`/`size` (the spec's paging) and, instead of `page`, an opaque `cursor`. */
 export interface PageRequest {
@@ -38,19 +43,44 @@ export interface ListSlice<T> {
 
 /**
  * How a pager counts: exact up to `exactCap` rows (a keyword search: `searchExactCap`, default `exactCap`); totals of
- * at least `cacheMinRows` are reused for `cacheTtlMs`.
+ * at least `cacheMinRows` are reused for `cacheTtlMs`. `planCacheMaxEntries` (default 1,000; 0 = off): list shapes
+ * whose derived statements are kept (see {@link ListPager}).
  */
 export interface ListPagerOptions {
   exactCap: number;
   searchExactCap?: number;
   cacheTtlMs: number;
   cacheMinRows: number;
+  planCacheMaxEntries?: number;
 }
 
 /** A reused total and whether it was exact when counted. */
 interface KnownTotal {
   total: number;
   exact: boolean;
+}
+
+/** One derived statement of a list: its SQL with TypeORM's named parameters (`:name`), and what hydrates its rows. */
+interface PlannedStatement {
+  sql: string;
+  expressionMap: QueryExpressionMap;
+}
+
+/**
+ * Everything the pager derives from one list shape (the builder's SQL text with named parameters, the count cap and
+ * the entity): built once with TypeORM's query builder, then reused for every request of that shape with that
+ * request's parameter values. Statement texts are made on first use.
+ */
+interface ListPlan {
+  /** The builder with the tie-breaker, as first seen (only its SQL and metadata are read; never executed). */
+  ordered: SelectQueryBuilder<ObjectLiteral>;
+  keys: OrderKey[];
+  /** The ordered list's SQL (its escaped text and parameters are the cursor fingerprint, as before). */
+  listSql: string;
+  /** `SELECT 1 …` with the list's filters and no order: the count and the estimate read it. */
+  countSql: string;
+  /** Statements by variant (offset or cursor, with or without the count column). */
+  statements: Map<string, PlannedStatement>;
 }
 
 /**
@@ -67,6 +97,12 @@ interface KnownTotal {
  * - Total: `count(*)` of at most `exactCap + 1` rows, in the same statement as the rows. Past the cap: the planner's
  *   estimate (at least cap + 1), reused for `cacheTtlMs`, and `totalExact: false`. Totals of at least `cacheMinRows`
  *   are reused too (served with `totalExact: false`); one count per filter is in flight at a time.
+ * - Cost per request (issue 14 acceptance 1): the statements a list shape needs (count, page with its key and count
+ *   columns, far page, cursor phases) are derived once per shape and kept (PAGING_PLAN_CACHE_MAX_ENTRIES); a request
+ *   renders the builder's SQL once, binds its own values (LIMIT and OFFSET are parameters) and hydrates the rows with
+ *   TypeORM's own transformer: the same statements, entities and answers as building each statement per request.
+ *   Builders the plan does not cover (a lock, limit/offset, selected joins, relation ids, result cache, load
+ *   listeners) are paged by building each statement, as before.
  * Cursors are signed with a key derived from ATRIUM_SECRET_KEY (every key of a rotation verifies).
  */
 @Injectable()
@@ -74,11 +110,22 @@ export class ListPager {
   private readonly totals?: LRUCache<string, KnownTotal>;
   private readonly countsInFlight = new Map<string, Promise<KnownTotal>>();
   private readonly options: ListPagerOptions;
+  /** Plans by entity (per data source, since metadata is), then by cap and SQL shape. */
+  private readonly plans = new WeakMap<EntityMetadata, LRUCache<string, ListPlan>>();
+  /** Whether a data source has any load listener or subscriber (then entities are hydrated by TypeORM's execution path). */
+  private readonly listened = new WeakMap<DataSource, boolean>();
   private fallbackKey?: Buffer;
+  private cursorKeys?: { sealer: unknown; keys: Buffer[] };
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Optional() options?: ListPagerOptions) {
     const cap = config.paging?.totalExactCap ?? 10_000;
-    this.options = options ?? { exactCap: cap, searchExactCap: config.paging?.searchTotalExactCap ?? 1_000, cacheTtlMs: config.paging?.totalCacheTtlMs ?? 60_000, cacheMinRows: cap + 1 };
+    this.options = options ?? {
+      exactCap: cap,
+      searchExactCap: config.paging?.searchTotalExactCap ?? 1_000,
+      cacheTtlMs: config.paging?.totalCacheTtlMs ?? 60_000,
+      cacheMinRows: cap + 1,
+      planCacheMaxEntries: config.paging?.planCacheMaxEntries,
+    };
     if (this.options.cacheTtlMs > 0) this.totals = new LRUCache({ max: 10_000, ttl: this.options.cacheTtlMs });
   }
 
@@ -111,6 +158,59 @@ export class ListPager {
    */
   async page<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, kind: { search?: boolean } = {}): Promise<ListSlice<T>> {
     const cap = kind.search ? (this.options.searchExactCap ?? this.options.exactCap) : this.options.exactCap;
+    const plan = this.planOf(builder, cap);
+    return plan ? this.pageByPlan(plan, builder, request, cap) : this.pageByBuilder(builder, request, cap);
+  }
+
+  /** {@link page} through a kept plan: one SQL rendering, one statement (two for a cursor past a NULL boundary). */
+  private async pageByPlan<T extends ObjectLiteral>(plan: ListPlan, builder: SelectQueryBuilder<T>, request: PageRequest, cap: number): Promise<ListSlice<T>> {
+    const connection = builder.connection;
+    const driver = connection.driver;
+    const parameters = builder.getParameters();
+    const [listSql, listParameters] = driver.escapeQueryWithParameters(plan.listSql, parameters);
+    const fingerprint = listFingerprint(listSql, listParameters);
+    const cursor = request.cursor ? openCursor(request.cursor, this.verifyKeys(), fingerprint, plan.keys.length) : undefined;
+    const pageNumber = cursor ? cursor.p : request.page;
+
+    // The count of one filter is one entry whatever the sort, page or cursor (the count statement has no ORDER BY).
+    const countKey = `${plan.countSql}\u0000${JSON.stringify(listParameters)}`;
+    const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey);
+    const withCount = known === undefined;
+
+    let statements: PlannedStatement[];
+    if (cursor) {
+      const phases = keysetPhases(plan.keys, cursor.k);
+      Object.assign(parameters, phases[0].parameters);
+      statements = phases.map((phase, index) => this.plannedStatement(plan, 'phase', withCount && index === 0, cap, phase.where));
+    } else {
+      const offset = pageNumber * request.size;
+      parameters[OFFSET_PARAMETER] = offset;
+      statements = [this.plannedStatement(plan, offset >= DEFERRED_ROWS_MIN_OFFSET ? 'far' : offset > 0 ? 'near' : 'first', withCount, cap)];
+    }
+    let counted: number | undefined;
+    const rows: T[] = [];
+    const rowKeys: Array<Array<string | null>> = [];
+    const raws: Array<Record<string, unknown>> = [];
+    const primary = primaryOf(plan.ordered);
+    // The builder's own runner (a transaction's), else one from the pool for the statement, as TypeORM's execution does.
+    const runner = (builder as unknown as { queryRunner?: QueryRunner }).queryRunner;
+    for (const [index, statement] of statements.entries()) {
+      const wanted = request.size + 1 - rows.length;
+      if (wanted <= 0) break;
+      parameters[LIMIT_PARAMETER] = cursor ? wanted : request.size + 1;
+      const [sql, values] = driver.escapeQueryWithParameters(statement.sql, parameters);
+      const raw = (await (runner ? runner.query(sql, values) : connection.query(sql, values))) as Array<Record<string, string | null>>;
+      if (index === 0 && withCount && raw.length > 0) counted = Number(raw[0][TOTAL_COLUMN]);
+      const entities = raw.length > 0 ? (new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], runner).transform(raw, statement.expressionMap.mainAlias!) as T[]) : [];
+      this.collect(entities, raw, wanted, plan.keys.length, primary, rows, raws, rowKeys);
+    }
+    return this.finish(rows, raws, rowKeys, { request, pageNumber, fingerprint, keyCount: plan.keys.length, known, counted, countKey, cap, connection }, () =>
+      driver.escapeQueryWithParameters(plan.countSql, parameters),
+    );
+  }
+
+  /** {@link page} by building every statement with the query builder (shapes the plan does not cover). */
+  private async pageByBuilder<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, cap: number): Promise<ListSlice<T>> {
     const ordered = builder.clone();
     const keys = orderKeysOf(ordered);
     const [listSql, listParameters] = ordered.getQueryAndParameters();
@@ -118,15 +218,14 @@ export class ListPager {
     const cursor = request.cursor ? openCursor(request.cursor, this.verifyKeys(), fingerprint, keys.length) : undefined;
     const pageNumber = cursor ? cursor.p : request.page;
 
-    const countBuilder = ordered.clone().select('1').orderBy().offset(undefined).limit(undefined);
-    const [countSql, countParameters] = countBuilder.getQueryAndParameters();
-    const countKey = `${countSql}\u0000${JSON.stringify(countParameters)}`;
+    const countBuilder = countBuilderOf(ordered);
+    const countKey = `${countBuilder.getQuery()}\u0000${JSON.stringify(listParameters)}`;
     const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey);
-    const cappedCount = `(SELECT count(*)::int FROM (${countBuilder.clone().limit(cap + 1).getQuery()}) AS matching)`;
+    const cappedCount = cappedCountOf(countBuilder, cap);
 
     const statements = cursor
       ? keysetPhases(keys, cursor.k).map((phase) => ordered.clone().andWhere(`(${phase.where})`, phase.parameters))
-      : [this.offsetStatement(ordered, pageNumber * request.size, request.size + 1)];
+      : [offsetStatement(ordered, pageNumber * request.size, request.size + 1)];
     let counted: number | undefined;
     const rows: T[] = [];
     const rowKeys: Array<Array<string | null>> = [];
@@ -140,29 +239,71 @@ export class ListPager {
       if (index === 0 && known === undefined) statement.addSelect(cappedCount, TOTAL_COLUMN);
       const { raw, entities } = await statement.getRawAndEntities();
       if (index === 0 && known === undefined && raw.length > 0) counted = Number(raw[0][TOTAL_COLUMN]);
-      // The tie-breaker (last key) is the primary key as text: it pairs each entity with its key values.
-      const rawById = new Map((raw as Array<Record<string, string | null>>).map((row) => [row[`${KEY_COLUMN}${keys.length - 1}`], row]));
-      for (const entity of entities.slice(0, wanted)) {
-        const row = rawById.get(String(primary.getEntityValue(entity))) ?? {};
-        rows.push(entity);
-        raws.push(row);
-        rowKeys.push(keys.map((_key, at) => row[`${KEY_COLUMN}${at}`] ?? null));
-      }
+      this.collect(entities, raw as Array<Record<string, string | null>>, wanted, keys.length, primary, rows, raws, rowKeys);
     }
+    return this.finish(rows, raws, rowKeys, { request, pageNumber, fingerprint, keyCount: keys.length, known, counted, countKey, cap, connection: ordered.connection }, () =>
+      countBuilder.getQueryAndParameters(),
+    );
+  }
+
+  /** Pairs each entity with its raw row by the tie-breaker (the last key: the primary key as text) and keeps the first `wanted`. */
+  private collect<T extends ObjectLiteral>(
+    entities: T[],
+    raw: Array<Record<string, string | null>>,
+    wanted: number,
+    keyCount: number,
+    primary: ReturnType<typeof primaryOf>,
+    rows: T[],
+    raws: Array<Record<string, unknown>>,
+    rowKeys: Array<Array<string | null>>,
+  ): void {
+    const idColumn = `${KEY_COLUMN}${keyCount - 1}`;
+    const rawById = new Map(raw.map((row) => [row[idColumn], row]));
+    for (const entity of entities.slice(0, wanted)) {
+      const row = rawById.get(String(primary.getEntityValue(entity))) ?? {};
+      rows.push(entity);
+      raws.push(row);
+      const values: Array<string | null> = [];
+      for (let at = 0; at < keyCount; at++) values.push(row[`${KEY_COLUMN}${at}`] ?? null);
+      rowKeys.push(values);
+    }
+  }
+
+  /** The slice: trims the look-ahead row, settles the total and signs the next cursor. */
+  private async finish<T extends ObjectLiteral>(
+    rows: T[],
+    raws: Array<Record<string, unknown>>,
+    rowKeys: Array<Array<string | null>>,
+    read: {
+      request: PageRequest;
+      pageNumber: number;
+      fingerprint: string;
+      keyCount: number;
+      known: Promise<KnownTotal> | KnownTotal | undefined;
+      counted: number | undefined;
+      countKey: string;
+      cap: number;
+      connection: DataSource;
+    },
+    countStatement: () => [string, unknown[]],
+  ): Promise<ListSlice<T>> {
+    const { request, known } = read;
     const hasMore = rows.length > request.size;
     if (hasMore) rows.length = raws.length = request.size;
     const lastKeys = rowKeys[rows.length - 1];
-    const total = known !== undefined ? await known : await this.total(countKey, counted, ordered, countSql, countParameters, cap);
-    const nextCursor = hasMore && lastKeys?.length === keys.length ? signCursor({ q: fingerprint, p: pageNumber + 1, k: lastKeys }, this.signKey()) : null;
-    return { rows, raws, page: pageNumber, total: total.total, totalExact: total.exact && known === undefined, nextCursor };
+    const total = known !== undefined ? await known : await this.total(read.countKey, read.counted, read.connection, countStatement, read.cap);
+    const nextCursor = hasMore && lastKeys?.length === read.keyCount ? signCursor({ q: read.fingerprint, p: read.pageNumber + 1, k: lastKeys }, this.signKey()) : null;
+    return { rows, raws, page: read.pageNumber, total: total.total, totalExact: total.exact && known === undefined, nextCursor };
   }
 
   /** The total from the capped count of this page's statement (or counted alone), estimated past the cap. */
-  private async total<T extends ObjectLiteral>(countKey: string, counted: number | undefined, ordered: SelectQueryBuilder<T>, countSql: string, countParameters: unknown[], cap: number): Promise<KnownTotal> {
+  private async total(countKey: string, counted: number | undefined, connection: DataSource, countStatement: () => [string, unknown[]], cap: number): Promise<KnownTotal> {
     const counting = (async (): Promise<KnownTotal> => {
-      const exactCount = counted ?? (await this.countAlone(ordered, countSql, countParameters, cap));
+      if (counted !== undefined && counted <= cap) return { total: counted, exact: true };
+      const [countSql, countParameters] = countStatement();
+      const exactCount = counted ?? (await countAlone(connection, countSql, countParameters, cap));
       if (exactCount <= cap) return { total: exactCount, exact: true };
-      return { total: Math.max(cap + 1, await this.estimate(ordered, countSql, countParameters)), exact: false };
+      return { total: Math.max(cap + 1, await estimate(connection, countSql, countParameters)), exact: false };
     })();
     this.countsInFlight.set(countKey, counting);
     try {
@@ -174,34 +315,72 @@ export class ListPager {
     }
   }
 
-  /** `count(*)` of at most cap + 1 filtered rows in a statement of its own (a page past the end carried no row). */
-  private async countAlone(builder: SelectQueryBuilder<ObjectLiteral>, countSql: string, parameters: unknown[], cap: number): Promise<number> {
-    const [{ total }] = (await builder.connection.query(`SELECT count(*)::int AS total FROM (${countSql} LIMIT ${cap + 1}) AS matching`, parameters)) as Array<{ total: number }>;
-    return total;
+  /**
+   * The kept plan of the builder's shape, made on first sight; undefined when plans are off or the builder is one
+   * the plan does not cover (then every statement is built per request, as TypeORM's own execution would).
+   */
+  private planOf(builder: SelectQueryBuilder<ObjectLiteral>, cap: number): ListPlan | undefined {
+    const max = this.options.planCacheMaxEntries ?? 1_000;
+    if (max <= 0 || !this.plannable(builder)) return undefined;
+    const metadata = builder.expressionMap.mainAlias!.metadata;
+    let byShape = this.plans.get(metadata);
+    if (!byShape) this.plans.set(metadata, (byShape = new LRUCache({ max })));
+    const shape = `${cap}\u0000${builder.getQuery()}`;
+    let plan = byShape.get(shape);
+    if (!plan) {
+      const ordered = builder.clone();
+      const keys = orderKeysOf(ordered);
+      plan = { ordered, keys, listSql: ordered.getQuery(), countSql: countBuilderOf(ordered).getQuery(), statements: new Map() };
+      byShape.set(shape, plan);
+    }
+    return plan;
   }
 
-  /** The planner's estimate of the filtered rows (`EXPLAIN`, nothing is read). */
-  private async estimate(builder: SelectQueryBuilder<ObjectLiteral>, countSql: string, parameters: unknown[]): Promise<number> {
-    const [row] = (await builder.connection.query(`EXPLAIN (FORMAT JSON) ${countSql}`, parameters)) as Array<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>;
-    return Math.round(row?.['QUERY PLAN']?.[0]?.Plan?.['Plan Rows'] ?? 0);
+  /** Whether a plan reproduces what TypeORM's `getRawAndEntities` does for this builder (see {@link ListPager}). */
+  private plannable(builder: SelectQueryBuilder<ObjectLiteral>): boolean {
+    const map = builder.expressionMap;
+    const metadata = map.mainAlias?.hasMetadata ? map.mainAlias.metadata : undefined;
+    if (!metadata || metadata.relationIds.length > 0 || metadata.childEntityMetadatas.length > 0 || metadata.discriminatorColumn) return false;
+    if (map.lockMode !== undefined || map.limit !== undefined || map.offset !== undefined || map.take !== undefined || map.skip !== undefined) return false;
+    if (map.joinAttributes.some((join) => join.isSelected) || map.relationIdAttributes.length > 0 || map.relationLoadStrategy === 'query' || map.useTransaction) return false;
+    const connection = builder.connection;
+    const cache = connection.options.cache;
+    if (connection.queryResultCache && (map.cache || (typeof cache === 'object' && cache.alwaysEnabled))) return false;
+    let listened = this.listened.get(connection);
+    if (listened === undefined) {
+      listened = connection.subscribers.length > 0 || connection.entityMetadatas.some((entity) => entity.afterLoadListeners.length > 0);
+      this.listened.set(connection, listened);
+    }
+    return !(listened && map.callListeners);
   }
 
   /**
-   * The statement of an offset page. Near pages: the builder with OFFSET/LIMIT. Far pages (offset >=
-   * {@link DEFERRED_ROWS_MIN_OFFSET}): the rows whose id is among the page's ids, read first by the subquery alone.
+   * A statement of the plan, derived with the query builder on first use and kept: `first` (offset 0), `near`
+   * (offset below {@link DEFERRED_ROWS_MIN_OFFSET}), `far` (ids first), or `phase` (a cursor's keyset condition
+   * `where`); with the count column or without it.
    */
-  private offsetStatement<T extends ObjectLiteral>(ordered: SelectQueryBuilder<T>, offset: number, limit: number): SelectQueryBuilder<T> {
-    if (offset < DEFERRED_ROWS_MIN_OFFSET) return ordered.clone().offset(offset).limit(limit);
-    const alias = ordered.alias;
-    const primary = primaryOf(ordered);
-    const column = `${ordered.escape(alias)}.${ordered.escape(primary.databaseName)}`;
-    const ids = ordered.clone().select(column).offset(offset).limit(limit).getQuery();
-    return ordered.connection
-      .getRepository<T>(ordered.expressionMap.mainAlias!.target)
-      .createQueryBuilder(alias)
-      .where(`${column} IN (${ids})`)
-      .orderBy(ordered.expressionMap.orderBys)
-      .setParameters(ordered.getParameters());
+  private plannedStatement(plan: ListPlan, kind: 'first' | 'near' | 'far' | 'phase', withCount: boolean, cap: number, where = ''): PlannedStatement {
+    // Variants are few per shape: the offset kinds, and the cursor conditions by which of the cursor's values are NULL.
+    const variant = `${kind}\u0000${withCount}\u0000${where}`;
+    const known = plan.statements.get(variant);
+    if (known) return known;
+    const { ordered, keys } = plan;
+    let statement: SelectQueryBuilder<ObjectLiteral>;
+    let tail = ` LIMIT :${LIMIT_PARAMETER}`;
+    if (kind === 'far') {
+      statement = deferredStatement(ordered, ` LIMIT :${LIMIT_PARAMETER} OFFSET :${OFFSET_PARAMETER}`);
+      tail = '';
+    } else if (kind === 'phase') {
+      statement = ordered.clone().andWhere(`(${where})`);
+    } else {
+      statement = ordered.clone();
+      if (kind === 'near') tail += ` OFFSET :${OFFSET_PARAMETER}`;
+    }
+    keys.forEach((key, at) => statement.addSelect(`${key.sql}::text`, `${KEY_COLUMN}${at}`));
+    if (withCount) statement.addSelect(cappedCountOf(countBuilderOf(ordered), cap), TOTAL_COLUMN);
+    const planned = { sql: `${statement.getQuery()}${tail}`, expressionMap: statement.expressionMap };
+    plan.statements.set(variant, planned);
+    return planned;
   }
 
   private signKey(): Buffer {
@@ -210,13 +389,62 @@ export class ListPager {
 
   /** Cursor keys: derived from each sealing key (current first); a process-random key when none is installed (unit tests). */
   private verifyKeys(): Buffer[] {
+    let sealer: ReturnType<typeof secretSealer>;
     try {
-      return secretSealer().keys.map((key) => cursorKeyOf(key.key));
+      sealer = secretSealer();
     } catch {
       this.fallbackKey ??= randomBytes(32);
       return [this.fallbackKey];
     }
+    // Derived once per installed sealer (a rotation installs a new one).
+    if (this.cursorKeys?.sealer !== sealer) this.cursorKeys = { sealer, keys: sealer.keys.map((key) => cursorKeyOf(key.key)) };
+    return this.cursorKeys.keys;
   }
+}
+
+/** `SELECT 1 …` of the ordered list: its filters, no order, no offset/limit (what the count and the estimate read). */
+function countBuilderOf<T extends ObjectLiteral>(ordered: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
+  return ordered.clone().select('1').orderBy().offset(undefined).limit(undefined);
+}
+
+/** The count column of a page's statement: at most cap + 1 matching rows counted. */
+function cappedCountOf(countBuilder: SelectQueryBuilder<ObjectLiteral>, cap: number): string {
+  return `(SELECT count(*)::int FROM (${countBuilder.clone().limit(cap + 1).getQuery()}) AS matching)`;
+}
+
+/** `count(*)` of at most cap + 1 filtered rows in a statement of its own (a page past the end carried no row). */
+async function countAlone(connection: DataSource, countSql: string, parameters: unknown[], cap: number): Promise<number> {
+  const [{ total }] = (await connection.query(`SELECT count(*)::int AS total FROM (${countSql} LIMIT ${cap + 1}) AS matching`, parameters)) as Array<{ total: number }>;
+  return total;
+}
+
+/** The planner's estimate of the filtered rows (`EXPLAIN`, nothing is read). */
+async function estimate(connection: DataSource, countSql: string, parameters: unknown[]): Promise<number> {
+  const [row] = (await connection.query(`EXPLAIN (FORMAT JSON) ${countSql}`, parameters)) as Array<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>;
+  return Math.round(row?.['QUERY PLAN']?.[0]?.Plan?.['Plan Rows'] ?? 0);
+}
+
+/**
+ * The statement of an offset page. Near pages: the builder with OFFSET/LIMIT. Far pages (offset >=
+ * {@link DEFERRED_ROWS_MIN_OFFSET}): the rows whose id is among the page's ids, read first by the subquery alone.
+ */
+function offsetStatement<T extends ObjectLiteral>(ordered: SelectQueryBuilder<T>, offset: number, limit: number): SelectQueryBuilder<T> {
+  if (offset < DEFERRED_ROWS_MIN_OFFSET) return ordered.clone().offset(offset).limit(limit);
+  return deferredStatement(ordered, ` LIMIT ${limit} OFFSET ${offset}`);
+}
+
+/** The rows whose id is among the ids the ordered list's statement with `limitOffset` (SQL text) reads first. */
+function deferredStatement<T extends ObjectLiteral>(ordered: SelectQueryBuilder<T>, limitOffset: string): SelectQueryBuilder<T> {
+  const alias = ordered.alias;
+  const primary = primaryOf(ordered);
+  const column = `${ordered.escape(alias)}.${ordered.escape(primary.databaseName)}`;
+  const ids = `${ordered.clone().select(column).getQuery()}${limitOffset}`;
+  return ordered.connection
+    .getRepository<T>(ordered.expressionMap.mainAlias!.target)
+    .createQueryBuilder(alias)
+    .where(`${column} IN (${ids})`)
+    .orderBy(ordered.expressionMap.orderBys)
+    .setParameters(ordered.getParameters());
 }
 
 /** The main alias's single primary column (every paged entity has one). */

@@ -31,14 +31,23 @@ export class PagingVariables {
   })
   @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(86_400_000)
   PAGING_TOTAL_CACHE_TTL_MS: number = 60_000;
+
+  @ConfigVariable({
+    group: GROUP,
+    description:
+      'list shapes (a list\'s SQL with its filters and sort, values apart) whose page, count and cursor statements are kept after their first request instead of being built again on every request (issue 14); least recently used dropped first; 0 = build every statement per request',
+    unit: 'count',
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(1_000_000)
+  PAGING_PLAN_CACHE_MAX_ENTRIES: number = 1_000;
 }
 
-/** The core's `paging` slice: the exact-count caps (rows; lists, keyword searches) and the estimate reuse (ms). */
+/** The core's `paging` slice: the exact-count caps (rows; lists, keyword searches), the estimate reuse (ms) and the kept list shapes (count). */
 export const pagingConfig = declareConfig({
   wing: 'core',
   variables: PagingVariables,
   resolve: (vars) => ({
-    paging: { totalExactCap: vars.PAGING_TOTAL_EXACT_CAP, searchTotalExactCap: vars.PAGING_SEARCH_TOTAL_EXACT_CAP, totalCacheTtlMs: vars.PAGING_TOTAL_CACHE_TTL_MS },
+    paging: { totalExactCap: vars.PAGING_TOTAL_EXACT_CAP, searchTotalExactCap: vars.PAGING_SEARCH_TOTAL_EXACT_CAP, totalCacheTtlMs: vars.PAGING_TOTAL_CACHE_TTL_MS, planCacheMaxEntries: vars.PAGING_PLAN_CACHE_MAX_ENTRIES },
   }),
 });
 
