@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Logger as Pino } from 'pino';
-import { addChatSecurityScheme, applyChatOperationScopes, chatSwaggerUiOptions, mountChatAuthorizationServer } from './chat/auth/chat-openapi';
+import { addChatSecurityScheme, applyChatOperationScopes, chatSwaggerUiOptions, mountChatAuthorizationServer, swaggerAuthorizePopupPolicy } from './chat/auth/chat-openapi';
 import { JsonBodyInterceptor, jsonBodyGate } from './common/http/body-parsing';
 import { composeMiddleware } from './common/http/compose-middleware';
 import { recordStaticHeaders, staticHeadersMiddleware } from './common/http/static-headers';
@@ -92,6 +92,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   // The gate keeps its own name (`jsonParser`): Nest mounts Express's JSON parser unless a middleware of that name is
   // mounted, so it stays a layer of its own.
   app.use(composeMiddleware(siteServingMiddleware(config.deploy.sitesDir, { sitesOrigin: config.deploySites.origin, fileServer, memoryCache: config.deploySites.memoryCache }), staticHeadersMiddleware(apiHeaders)));
+  // Swagger UI's OAuth2 popup keeps its link to /docs (operator authorization-code flow only; chat-openapi.ts).
+  const popupPolicy = swaggerAuthorizePopupPolicy(app);
+  if (popupPolicy) app.use(popupPolicy);
   app.use(jsonBodyGate(jsonLimits));
   app.useGlobalInterceptors(new JsonBodyInterceptor(app.get(Reflector), jsonLimits));
   app.useGlobalPipes(createValidationPipe());

@@ -46,6 +46,25 @@ export function chatSwaggerUiOptions(app: INestApplication, operatorScopes: read
 }
 
 /**
+ * Browser policy of Swagger UI's OAuth2 popup (issue 13 item 2), with the operator flow on: "Authorize" opens the
+ * authorization server in a popup that, after the identity provider, lands on `/docs/oauth2-redirect.html`, which
+ * hands the code to its opener (`window.opener`). Helmet's `Cross-Origin-Opener-Policy: same-origin` would cut that
+ * link as soon as the popup leaves the origin, so `/docs` keeps its opener isolation but allows popups
+ * (`same-origin-allow-popups`) and the redirect page sends none (`unsafe-none`; another origin that opened it still
+ * cannot read it). Mount after the static security headers.
+ * @returns the middleware, or undefined when the operator flow is off (nothing changes)
+ */
+export function swaggerAuthorizePopupPolicy(app: INestApplication): ((request: IncomingMessage, response: ServerResponse, next: () => void) => void) | undefined {
+  if (!operatorFlowOn(app)) return undefined;
+  return (request, response, next) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path === '/docs/oauth2-redirect.html') response.setHeader('Cross-Origin-Opener-Policy', 'unsafe-none');
+    else if (path === '/docs' || path.startsWith('/docs/')) response.setHeader('Cross-Origin-Opener-Policy', 'same-origin-allow-popups');
+    next();
+  };
+}
+
+/**
  * Adds the `oauth2` security scheme (client-credentials flow, token URL of the built-in server or the external
  * issuer, the chat scopes; with the operator flow on also the authorization-code flow at `/oauth/auth`) and the chat
  * tags to the document skeleton, before the operations are collected.

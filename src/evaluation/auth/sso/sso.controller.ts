@@ -96,8 +96,9 @@ export class SsoController {
       const continuation = this.signInPort.continuation(handoff.purpose);
       if (!continuation) throw new ProblemException(HttpStatus.BAD_REQUEST, 'The sign-in was started for something this server no longer serves; start again.');
       const location = await continuation({ subject: user.subject, userName: user.userName }, handoff.reference);
-      // No body: the redirect is the whole answer.
-      response.status(HttpStatus.SEE_OTHER).setHeader('location', location).end();
+      // No body: the redirect is the whole answer. The browser may be a popup whose opener waits for it (Swagger UI's
+      // "Authorize"): a `same-origin` opener policy on this hop would cut that link, so this redirect sends none.
+      response.status(HttpStatus.SEE_OTHER).setHeader('location', location).setHeader('cross-origin-opener-policy', 'unsafe-none').end();
       return;
     }
     const session = this.sessions.issue(user.subject);
