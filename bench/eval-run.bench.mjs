@@ -165,6 +165,7 @@ async function benchRun(entry, scenarioIds, targetId) {
   sampledMaxMb = idleMb;
   Object.assign(stats, { requests: 0, maxInFlight: 0 });
   const cpuBefore = cpuMs();
+  const transactionsBefore = await databaseTransactions();
   const start = now();
   const created = [];
   for (const scenarioId of scenarioIds) created.push(expect(await api('POST', '/api/runs', { scenario_id: scenarioId, target_id: targetId, concurrency: entry.concurrency }), 201, 'POST /api/runs'));
@@ -193,9 +194,12 @@ async function benchRun(entry, scenarioIds, targetId) {
   notes.push(`${created.length} × POST /api/runs ${createMs.toFixed(0)} ms; ${polls} polls of GET /api/runs/{id} every ${pollMs} ms, slowest ${slowestPollMs.toFixed(0)} ms`);
   const first = [...ended.values()][0];
   const { requests, maxInFlight } = stats;
+  await sleep(1200); // PostgreSQL publishes its statistics at most once a second
+  const transactions = (await databaseTransactions()) - transactionsBefore;
   const bare = await bareRun(created.map((run) => run.id), entry.concurrency);
   return {
     bare,
+    transactions,
     ...entry, total, wallMs, notes, requests, maxInFlight,
     inFlight: entry.runs * entry.concurrency,
     idealMs: (total * delayMs) / (entry.runs * entry.concurrency),
@@ -206,6 +210,12 @@ async function benchRun(entry, scenarioIds, targetId) {
     peakMb: Math.max(peakReset ? procMb(app.pid, 'VmHWM') : 0, sampledMaxMb),
     peakSource: peakReset ? 'VmHWM' : 'sampled',
   };
+}
+
+/** Transactions committed in the app's database so far (pg_stat_database; every autocommit statement is one). */
+async function databaseTransactions() {
+  const { rows } = await sql.query('SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()');
+  return Number(rows[0].n);
 }
 
 /**
@@ -300,6 +310,7 @@ if (results.length > 0) {
   row('ratio wall / reference wall', (result) => (result.wallMs / result.bare.wallMs).toFixed(3));
   row('ratio target', (result) => `<= ${result.ratioTarget}`);
   row('CPU ms during run: app/postgres/bench', (result) => result.cpu);
+  row('database transactions per case', (result) => (result.transactions / result.total).toFixed(2));
   row('app RSS before the run (idle), MB', (result) => result.idleMb.toFixed(0));
   row('app peak RSS during the run, MB', (result) => `${result.peakMb.toFixed(0)} (${result.peakSource})`);
   row('peak − idle, MB', (result) => (result.peakMb - result.idleMb).toFixed(0));
