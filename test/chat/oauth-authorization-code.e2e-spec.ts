@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { OAuthClientsService } from '../../src/chat/auth/oauth-clients.service';
 import { TenantsService } from '../../src/chat/tenants/tenants.service';
 import { freePort } from '../support/free-port';
+import { startLoadBalancer } from '../support/load-balancer';
 import { CookieJar, startTestIdentityProvider, TestIdentityProvider } from '../support/peers/oidc-test-provider';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -331,6 +332,67 @@ describe('chat authorization-code flow without single sign-on', () => {
       expect(await (await fetch(`${testApp.baseUrl}/docs/swagger-ui-init.js`)).text()).not.toContain('usePkceWithAuthorizationCodeGrant');
     } finally {
       await testApp.close();
+    }
+  });
+});
+
+describe('chat authorization-code flow across instances (issue 20: any instance continues what another began)', () => {
+  it('runs the whole flow through a round-robin balancer in front of two instances on one database', async () => {
+    const idp = await startTestIdentityProvider(USERS);
+    const balancer = await startLoadBalancer([]);
+    const env = {
+      CHAT_PUBLIC_URL: balancer.url,
+      EVAL_SSO_ISSUER: idp.issuer,
+      EVAL_SSO_CLIENT_ID: SSO_CLIENT_ID,
+      EVAL_SSO_CLIENT_SECRET: SSO_CLIENT_SECRET,
+      EVAL_SSO_CALLBACK_URL: `${balancer.url}/api/auth/sso/callback`,
+      EVAL_SSO_ALLOWED_EMAIL_DOMAINS: 'example.com',
+    };
+    const first = await startTestApp(env);
+    const second = await startTestApp(env, { database: first.database });
+    try {
+      await idp.register({ clientId: SSO_CLIENT_ID, clientSecret: SSO_CLIENT_SECRET, redirectUri: env.EVAL_SSO_CALLBACK_URL });
+      balancer.setUpstreams([first.baseUrl, second.baseUrl]);
+      const redirectUri = `${balancer.url}/docs/oauth2-redirect.html`;
+      const { verifier, challenge } = pkcePair();
+      const jar = new CookieJar();
+      let url = `${balancer.url}/oauth/auth?${new URLSearchParams({ client_id: SWAGGER_CLIENT, response_type: 'code', redirect_uri: redirectUri, scope: 'platform:admin', code_challenge: challenge, code_challenge_method: 'S256' })}`;
+      // Every hop at the balancer lands on the next instance: the interaction, the SSO state, the session and the code
+      // are found by whichever instance gets the request.
+      for (let step = 0; step < 20 && !url.startsWith(redirectUri); step++) {
+        const response = await browse(jar, url);
+        if ([302, 303].includes(response.status)) {
+          url = new URL(response.headers.get('location')!, url).toString();
+          await response.arrayBuffer();
+          continue;
+        }
+        expect(response.status).toBe(200);
+        const page = await response.text();
+        const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
+        const prompt = /name="prompt" value="([^"]+)"/.exec(page)?.[1];
+        const form = new URLSearchParams(prompt === 'login' ? { prompt, login: 'alice', password: 'any-password' } : { prompt: prompt ?? 'consent' });
+        const submitted = await browse(jar, new URL(action!, url).toString(), { method: 'POST', body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+        url = new URL(submitted.headers.get('location')!, url).toString();
+      }
+      const code = new URL(url).searchParams.get('code');
+      expect(code).toBeTruthy();
+      const exchanged = await fetch(`${balancer.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: redirectUri, client_id: SWAGGER_CLIENT, code_verifier: verifier }).toString(),
+      });
+      expect(exchanged.status).toBe(200);
+      const token = ((await exchanged.json()) as { access_token: string }).access_token;
+      for (const instance of [first, second]) {
+        expect((await fetch(`${instance.baseUrl}/api/platform/tenants/none`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
+      }
+      expect(balancer.counts.get(first.baseUrl)).toBeGreaterThan(1);
+      expect(balancer.counts.get(second.baseUrl)).toBeGreaterThan(1);
+    } finally {
+      await second.close();
+      await first.close();
+      await balancer.close();
+      await idp.close();
     }
   });
 });
