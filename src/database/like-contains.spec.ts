@@ -1,4 +1,4 @@
-import { containsMatch, gramsMatch, likeContains, setTrigramSearch } from './like-contains';
+import { containsMatch, gramsMatch, likeContains, scopedContainsAny, scopedContainsMatch, scopedTermIsCommon, setTrigramSearch } from './like-contains';
 
 describe('likeContains', () => {
   it('escapes LIKE wildcards and the escape character and wraps the text in %…%', () => {
@@ -30,5 +30,82 @@ describe('containsMatch (issue 23: searches served by an index)', () => {
   it('gramsMatch can be asked for every term length (expressions without a trigram index)', () => {
     expect(gramsMatch('atrium_jsonb_grams(s.keywords)', 'k', 'refund')).toBeUndefined();
     expect(gramsMatch('atrium_jsonb_grams(s.keywords)', 'k', 'refund', { evenWithTrigrams: true })).toEqual(['atrium_jsonb_grams(s.keywords) @> atrium_term_grams(:k)', { k: 'refund' }]);
+  });
+
+  it('a term holding U+001F (the grams separator) takes no grams index, only the ILIKE', () => {
+    expect(containsMatch('c.name', 'p', 'a\u001f')).toEqual(["(c.name ILIKE :p ESCAPE '\\')", { p: '%a\u001f%' }]);
+    expect(gramsMatch('atrium_jsonb_grams(s.keywords)', 'k', '\u001f', { evenWithTrigrams: true })).toBeUndefined();
+  });
+});
+
+describe('scopedContainsAny (issue 23 acceptance 1: scoped grams, migration 1795600700000)', () => {
+  const scope = { columns: ['c.tenant_id', 'c.staff'], values: ['acme', 'zhangsan'] };
+
+  it('every term length: the scope\'s grams as one top-level condition, the ILIKEs as another', () => {
+    for (const term of ['陈', 'Li', 'Lily', '%_\\']) {
+      expect(scopedContainsMatch('c.name', scope, 'p', term)).toEqual([
+        `((atrium_scoped_grams(c.tenant_id || '/' || c.staff, c.name) @> atrium_scoped_term_grams(:p_scope, :p_term)) AND (c.name ILIKE :p ESCAPE '\\'))`,
+        { p: likeContains(term), p_scope: 'acme/zhangsan', p_term: term },
+      ]);
+    }
+  });
+
+  it('several columns and another condition: OR inside each half, the other condition in both', () => {
+    const [sql, parameters] = scopedContainsAny(['c.name', 'c.remark'], scope, 'p', 'Li', ['c.ext = :k', { k: 'Li' }]);
+    const grams = (column: string) => `atrium_scoped_grams(c.tenant_id || '/' || c.staff, ${column}) @> atrium_scoped_term_grams(:p_scope, :p_term)`;
+    expect(sql).toBe(`((${grams('c.name')} OR ${grams('c.remark')} OR c.ext = :k) AND (c.name ILIKE :p ESCAPE '\\' OR c.remark ILIKE :p ESCAPE '\\' OR c.ext = :k))`);
+    expect(parameters).toEqual({ p: '%Li%', k: 'Li', p_scope: 'acme/zhangsan', p_term: 'Li' });
+  });
+
+  it('an empty term or one holding U+001F: the ILIKEs alone', () => {
+    expect(scopedContainsAny(['c.name', 'c.remark'], scope, 'p', '', ['c.ext = :k', { k: '' }])).toEqual([`(c.name ILIKE :p ESCAPE '\\' OR c.remark ILIKE :p ESCAPE '\\' OR c.ext = :k)`, { p: '%%', k: '' }]);
+    expect(scopedContainsMatch('c.name', scope, 'p', 'x\u001fy')[0]).toBe(`(c.name ILIKE :p ESCAPE '\\')`);
+  });
+});
+
+describe('scopedTermIsCommon (counts the scope\'s candidates, at most commonRows + 1, once per term and scope)', () => {
+  const scope = { columns: ['tenant_id', 'work_chat_user_id'], values: ['acme', 'zhangsan'] };
+  /** A database answering the count with `candidates`, and the statements it was sent. */
+  const database = (candidates: number) => {
+    const sent: Array<[string, unknown[] | undefined]> = [];
+    const run = async (sql: string, parameters?: unknown[]) => {
+      sent.push([sql, parameters]);
+      return [{ candidates }];
+    };
+    return { run, sent };
+  };
+
+  it('common past commonRows: one bounded count over the scoped grams of every column', async () => {
+    const { run, sent } = database(1_001);
+    expect(await scopedTermIsCommon(run, 'chat_external_contact', scope, ['name', 'remark'], 'Cust', { commonRows: 1_000 })).toBe(true);
+    const grams = (column: string) => `atrium_scoped_grams(tenant_id || '/' || work_chat_user_id, ${column}) @> atrium_scoped_term_grams($1, $2)`;
+    expect(sent).toEqual([[`SELECT count(*)::int AS candidates FROM (SELECT 1 FROM chat_external_contact WHERE ${grams('name')} OR ${grams('remark')} LIMIT 1001) AS scoped`, ['acme/zhangsan', 'Cust']]]);
+  });
+
+  it('rare up to commonRows; the decision is kept per term and scope (one statement for every page of a search)', async () => {
+    const { run, sent } = database(1_000);
+    expect(await scopedTermIsCommon(run, 'chat_contact_way', { columns: ['tenant_id'], values: ['acme'] }, ['name'], 'q', { commonRows: 1_000 })).toBe(false);
+    expect(await scopedTermIsCommon(run, 'chat_contact_way', { columns: ['tenant_id'], values: ['acme'] }, ['name'], 'q', { commonRows: 1_000 })).toBe(false);
+    expect(sent).toHaveLength(1);
+    await scopedTermIsCommon(run, 'chat_contact_way', { columns: ['tenant_id'], values: ['other'] }, ['name'], 'q', { commonRows: 1_000 });
+    expect(sent).toHaveLength(2);
+  });
+
+  it('an empty term or one holding U+001F asks nothing (the ILIKEs alone serve it)', async () => {
+    const { run, sent } = database(5_000);
+    expect(await scopedTermIsCommon(run, 'chat_contact_way', scope, ['name'], '', { commonRows: 10 })).toBe(false);
+    expect(await scopedTermIsCommon(run, 'chat_contact_way', scope, ['name'], 'a\u001f', { commonRows: 10 })).toBe(false);
+    expect(sent).toEqual([]);
+  });
+
+  it('a failed count is not kept: the next search counts again', async () => {
+    let calls = 0;
+    const run = async () => {
+      calls++;
+      if (calls === 1) throw new Error('connection lost');
+      return [{ candidates: 3 }];
+    };
+    await expect(scopedTermIsCommon(run, 'chat_contact_way', scope, ['name'], 'flaky', { commonRows: 10 })).rejects.toThrow('connection lost');
+    expect(await scopedTermIsCommon(run, 'chat_contact_way', scope, ['name'], 'flaky', { commonRows: 10 })).toBe(false);
   });
 });

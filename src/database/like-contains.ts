@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Escapes `%`, `_` and `\` so user text matches literally inside an `ILIKE … ESCAPE '\'` pattern.
  * @returns the escaped text, to be wrapped in `%` as the filter needs (see {@link likeContains})
@@ -50,6 +52,73 @@ export function containsMatch(column: string, parameter: string, text: string): 
 }
 
 /**
+ * The scope a search is confined to, for the scoped search indexes (migration 1795600700000): the equality columns every
+ * query of the list has (`contact.tenant_id`, `contact.work_chat_user_id`) and their values in this query, in the
+ * index's order.
+ */
+export interface SearchScope {
+  columns: readonly string[];
+  values: readonly string[];
+}
+
+/** Joins a scope's parts, in SQL as in the index expression (`tenant_id || '/' || work_chat_user_id`) and in JS. */
+const SCOPE_SEPARATOR = '/';
+
+/**
+ * U+001F: atrium_grams and atrium_scoped_grams (migration 1795600700000) end each gram with it and split on it, so a
+ * gram holding it comes out broken. A term holding it (never in a real name) takes no grams index, only the ILIKE.
+ */
+const GRAM_SEPARATOR = '\u001f';
+
+/**
+ * A case-insensitive "contains" condition on `column` served by the scoped grams index of `(scope, column)` (issue 23
+ * acceptance 1; migration 1795600700000), with the same result as `column ILIKE '%term%' ESCAPE '\'` for every term.
+ * See {@link scopedContainsAny}.
+ */
+export function scopedContainsMatch(column: string, scope: SearchScope, parameter: string, text: string): [string, Record<string, unknown>] {
+  return scopedContainsAny([column], scope, parameter, text);
+}
+
+/**
+ * "One of `columns` contains the term (or `orElse` holds)", case-insensitively, served by the scoped grams index of
+ * each `(scope, column)` (issue 23 acceptance 1; migration 1795600700000), with the same result as
+ * `column1 ILIKE '%term%' ESCAPE '\' OR column2 ILIKE … OR orElse` for every term (`%`, `_`, `\` taken literally):
+ *
+ *   (grams(column1) @> term grams OR grams(column2) @> … OR orElse) AND (column1 ILIKE … OR column2 ILIKE … OR orElse)
+ *
+ * `atrium_scoped_grams(<scope>, column) @> atrium_scoped_term_grams(:<parameter>_scope, :<parameter>_term)` reads only
+ * this scope's posting lists of the term's character, bigram or trigrams, so a rare term costs its matches in the
+ * scope, however big the table. Every ILIKE match holds its column's grams, so the two halves give exactly the ILIKE's
+ * rows; written as two top-level conditions, the first one is the bitmap scan's own condition and is not computed
+ * again per row (an `(ILIKE AND grams) OR …` would compute every candidate's grams). A term common in the scope
+ * ({@link scopedTermIsCommon}) takes the ILIKEs alone (`options.grams: false`): the list's sort index walk finds a
+ * page in its first rows. The caller's query keeps its own equalities on the scope columns.
+ * @param columns the columns as the query builder writes them (`contact.name`)
+ * @param parameter a parameter name unique in the statement; `<parameter>_scope` and `<parameter>_term` are used too
+ * @param text the user's term; an empty one (or one holding U+001F) gives the ILIKEs alone
+ * @param orElse another condition that also selects a row (`contact.external_user_id = :keyword`) and its parameters
+ * @param options.grams false: the ILIKEs alone, for a term common in the scope ({@link scopedTermIsCommon}): the sort
+ *   index walk then computes no grams (atrium_scoped_grams is a costly function, declared so to the planner)
+ * @returns the SQL condition (in parentheses) and its named parameters
+ */
+export function scopedContainsAny(
+  columns: readonly string[],
+  scope: SearchScope,
+  parameter: string,
+  text: string,
+  orElse?: [string, Record<string, unknown>],
+  options: { grams?: boolean } = {},
+): [string, Record<string, unknown>] {
+  const any = (conditions: string[]) => [...conditions, ...(orElse ? [orElse[0]] : [])].join(' OR ');
+  const likes = any(columns.map((column) => `${column} ILIKE :${parameter} ESCAPE '\\'`));
+  const parameters = { [parameter]: likeContains(text), ...orElse?.[1] };
+  if (options.grams === false || text.length === 0 || text.includes(GRAM_SEPARATOR)) return [`(${likes})`, parameters];
+  const scoped = scope.columns.join(` || '${SCOPE_SEPARATOR}' || `);
+  const grams = any(columns.map((column) => `atrium_scoped_grams(${scoped}, ${column}) @> atrium_scoped_term_grams(:${parameter}_scope, :${parameter}_term)`));
+  return [`((${grams}) AND (${likes}))`, { ...parameters, [`${parameter}_scope`]: scope.values.join(SCOPE_SEPARATOR), [`${parameter}_term`]: text }];
+}
+
+/**
  * The character/bigram candidate condition of a contains-search, or undefined where the trigram index serves the term
  * (3+ characters with `pg_trgm`) or the term is empty: `<grams> @> atrium_term_grams(:parameter)`. For searches whose
  * indexed expression is not `atrium_grams(column)` (a JSON array's elements: `atrium_jsonb_grams(keywords)`); the
@@ -59,6 +128,46 @@ export function containsMatch(column: string, parameter: string, text: string): 
  * @param options.evenWithTrigrams for every term length: the expression has no trigram index (a JSON array's elements)
  */
 export function gramsMatch(grams: string, parameter: string, text: string, options: { evenWithTrigrams?: boolean } = {}): [string, Record<string, string>] | undefined {
-  if (text.length === 0 || (trigramIndexes && !options.evenWithTrigrams && [...text].length > SHORT_TERM_MAX_CHARS)) return undefined;
+  if (text.length === 0 || text.includes(GRAM_SEPARATOR) || (trigramIndexes && !options.evenWithTrigrams && [...text].length > SHORT_TERM_MAX_CHARS)) return undefined;
   return [`${grams} @> atrium_term_grams(:${parameter})`, { [parameter]: text }];
+}
+
+/** Runs one SQL statement with positional parameters (`$1`…): a DataSource's or EntityManager's `query`. */
+export type RunQuery = (sql: string, parameters?: unknown[]) => Promise<unknown>;
+
+/** Decisions of {@link scopedTermIsCommon} by table, columns, scope and term. */
+const commonTerms = new LRUCache<string, Promise<boolean>>({ max: 10_000, ttl: 3_600_000 });
+
+/**
+ * Whether a scoped contains-search of `text` should walk the list's sort index with the ILIKEs alone (`true`: the term
+ * is common in the scope) or read its candidates from the scoped grams indexes (`false`). Decided by counting the
+ * scope's candidates in those indexes, at most `commonRows + 1` of them (the caller passes
+ * PAGING_SEARCH_TOTAL_EXACT_CAP: past it the total is an estimate anyway, and the walk finds a page of such a term in
+ * its first rows; below it, reading the candidates costs at most that many rows). The scope is in the index keys, so
+ * this count is the scope's, which the planner cannot know: it multiplies the grams' frequency by the tenant's and the
+ * staff member's own and takes a common term for a rare one.
+ * The decision is kept for an hour per term and scope: the first search of a term pays the count (one posting list
+ * read; ~2 ms for 5,000 candidates), the next ones and the later pages of that search nothing, and the pages keep one
+ * statement (a cursor is bound to its statement). Another process counts the same rows, so decides alike unless the
+ * rows changed across the bound in between; a cursor of the other statement is then answered 400 (start again).
+ * @param run runs the count (a DataSource's `query`)
+ * @param table the searched table (`chat_external_contact`)
+ * @param scope the scope columns and values, columns unqualified (`['tenant_id', 'work_chat_user_id']`)
+ * @param columns the searched columns, unqualified (`['name', 'remark']`)
+ */
+export function scopedTermIsCommon(run: RunQuery, table: string, scope: SearchScope, columns: readonly string[], text: string, options: { commonRows: number }): Promise<boolean> {
+  if (text.length === 0 || text.includes(GRAM_SEPARATOR)) return Promise.resolve(false);
+  const key = JSON.stringify([table, scope, columns, text, options.commonRows]);
+  let deciding = commonTerms.get(key);
+  if (!deciding) {
+    const scoped = scope.columns.join(` || '${SCOPE_SEPARATOR}' || `);
+    const grams = columns.map((column) => `atrium_scoped_grams(${scoped}, ${column}) @> atrium_scoped_term_grams($1, $2)`).join(' OR ');
+    const limit = Math.max(0, Math.floor(options.commonRows)) + 1;
+    deciding = run(`SELECT count(*)::int AS candidates FROM (SELECT 1 FROM ${table} WHERE ${grams} LIMIT ${limit}) AS scoped`, [scope.values.join(SCOPE_SEPARATOR), text]).then(
+      (rows) => Number((rows as Array<{ candidates: number }>)[0]?.candidates ?? 0) > options.commonRows,
+    );
+    commonTerms.set(key, deciding);
+    deciding.catch(() => commonTerms.delete(key));
+  }
+  return deciding;
 }

@@ -1,7 +1,9 @@
 import request from 'supertest';
-import { Brackets, SelectQueryBuilder, type DataSource } from 'typeorm';
+import { type DataSource } from 'typeorm';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { ExternalContactEntity } from '../../src/chat/contacts/external-contact.entity';
-import { containsMatch } from '../../src/database/like-contains';
+import { ContactWayEntity } from '../../src/chat/contact-ways/contact-way.entity';
+import { scopedContainsAny, scopedTermIsCommon } from '../../src/database/like-contains';
 import { DeploymentsService } from '../../src/deploy/deployments/deployments.service';
 import { RunsService } from '../../src/evaluation/runs/runs.service';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -64,23 +66,24 @@ describe('plan checks: an index serves every hot list and search', () => {
     if (!used.some((name) => /^ix_(tg|gr)_/.test(name))) throw new Error(`no search index used: ${used.filter(Boolean).join(', ') || 'none'}`);
   };
   /**
-   * Throws unless the staff-led search index of `column` (migration 1795600220000: GIN on tenant, staff member and the
-   * column's trigrams or grams) finds the candidates with the tenant, the staff member and the column's search condition
-   * in its index condition.
+   * Throws unless the scoped search index of `column` (migration 1795600700000: one GIN over the grams of the column,
+   * each prefixed with the tenant and staff member) finds the candidates, the tenant and the staff member in its index
+   * condition with the column.
    */
   const assertStaffSearchIndexed = (plan: PlanNode, column: string) => {
     const nodes = nodesOf(plan);
-    const served = nodes.some((node) => new RegExp(`^ix_(tg|gr)_chat_external_contact_staff_${column}$`).test(node['Index Name'] ?? '') && /tenant_id/.test(node['Index Cond'] ?? '') && /work_chat_user_id/.test(node['Index Cond'] ?? '') && new RegExp(`\\(${column}\\)|${column}\\)::text ~~\\*`).test(node['Index Cond'] ?? ''));
-    if (!served) throw new Error(`the staff search index of ${column} does not serve: ${JSON.stringify(nodes.map((node) => [node['Node Type'], node['Index Name'], node['Index Cond']]))}`);
+    const served = nodes.some((node) => node['Index Name'] === `ix_gr_chat_external_contact_${column}_scoped` && /tenant_id/.test(node['Index Cond'] ?? '') && /work_chat_user_id/.test(node['Index Cond'] ?? '') && new RegExp(`\\(${column}\\)`).test(node['Index Cond'] ?? ''));
+    if (!served) throw new Error(`the staff search index of ${column} does not serve: ${JSON.stringify(nodes.map((node) => [node['Node Type'], node['Index Name']]))}`);
   };
-  /** The staff contact search's statement as the contact list writes it (tenant, staff member, keyword on one column or all three). */
-  const staffSearch = (keyword: string, columns: Array<'name' | 'remark'>): [string, unknown[]] => {
+  const zhangsan = { columns: ['contact.tenant_id', 'contact.work_chat_user_id'], values: ['acme', 'zhangsan'] };
+  /** The staff contact search's statement as the contact list writes it (tenant, staff member, keyword on the given columns; `grams: false` for a common term). */
+  const staffSearch = (keyword: string, columns: Array<'name' | 'remark'>, grams = true): [string, unknown[]] => {
     const builder = dataSource
       .getRepository(ExternalContactEntity)
       .createQueryBuilder('contact')
       .select('1')
       .where('contact.tenant_id = :tenantId AND contact.work_chat_user_id = :workChatUserId AND NOT contact.sandbox', { tenantId: 'acme', workChatUserId: 'zhangsan' });
-    builder.andWhere(new Brackets((where) => columns.forEach((column, at) => (at === 0 ? where.where(...containsMatch(`contact.${column}`, `p${at}`, keyword)) : where.orWhere(...containsMatch(`contact.${column}`, `p${at}`, keyword))))));
+    builder.andWhere(...scopedContainsAny(columns.map((column) => `contact.${column}`), zhangsan, 'p', keyword, undefined, { grams }));
     return builder.getQueryAndParameters() as [string, unknown[]];
   };
   /**
@@ -89,9 +92,10 @@ describe('plan checks: an index serves every hot list and search', () => {
    * search index by itself: docs/lists-and-search.md). What is left are the search indexes: the check then shows that
    * one leads with the tenant and staff member and serves each column and term length.
    */
-  const withoutBtrees = async (): Promise<string[]> => {
+  const withoutBtrees = async (table = 'chat_external_contact'): Promise<string[]> => {
     const rows = (await dataSource.query(
-      `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'chat_external_contact' AND indexname !~ '^ix_(tg|gr)_' AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = 'chat_external_contact'::regclass)`,
+      `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 AND indexname !~ '^ix_(tg|gr)_' AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass)`,
+      [table],
     )) as Array<{ indexname: string }>;
     return rows.map((row) => `DROP INDEX ${row.indexname}`);
   };
@@ -123,10 +127,11 @@ describe('plan checks: an index serves every hot list and search', () => {
       [acme.id],
     );
     await dataSource.query('ANALYZE chat_external_contact');
-    const original = SelectQueryBuilder.prototype.getRawAndEntities;
-    jest.spyOn(SelectQueryBuilder.prototype, 'getRawAndEntities').mockImplementation(function (this: SelectQueryBuilder<any>) {
-      captured.push(this.getQueryAndParameters());
-      return original.call(this);
+    // Every statement the app sends, as PostgreSQL receives it (whether the pager runs a query builder or its own SQL).
+    const original = PostgresQueryRunner.prototype.query;
+    jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(function (this: PostgresQueryRunner, sql: string, parameters?: any[] | Record<string, unknown>, structured?: boolean) {
+      if (/^\s*SELECT/i.test(sql)) captured.push([sql, Array.isArray(parameters) ? parameters : []]);
+      return original.call(this, sql, parameters, structured);
     });
   });
 
@@ -155,32 +160,63 @@ describe('plan checks: an index serves every hot list and search', () => {
     assertIndexed(await planOf(...lastListStatement('chat_external_contact')), 'chat_external_contact');
   });
 
-  it.each(['陈', '陈明', 'Cu', 'C', 'Customer 1', '明华x', 'remark 4', '%', 'a_b'])('contact keyword search %p: its conditions are served by a search index', async (keyword) => {
+  it.each(['陈', '陈明', 'Cu', 'C', 'Customer 1', '明华x', 'remark 4', '%', 'a_b'])('contact keyword search %p: the statement the list ran is served by the scoped search indexes', async (keyword) => {
     const response = await staffList(`keyword=${encodeURIComponent(keyword)}&size=20`);
     expect(response.body.totalElements).toBeGreaterThanOrEqual(0);
-    // The app's own search conditions (containsMatch, as the contact list writes them), planned on the whole table
-    // with sequential scans off: each must be answered by a search index, not by a walk of a sort index.
-    for (const column of ['contact.name', 'contact.remark']) {
-      const [sql, parameters] = dataSource.getRepository(ExternalContactEntity).createQueryBuilder('contact').select('1').where(...containsMatch(column, 'p', keyword)).getQueryAndParameters();
-      // Plain index scans off too: on a 600-row seed a full walk of any btree costs less than the GIN lookup.
-      assertSearchIndexed(await planOf(sql, parameters, ['SET LOCAL enable_indexscan = off', 'SET LOCAL enable_indexonlyscan = off']));
-    }
+    // The app's own statement (on 600 rows every term is rare for the decision: it keeps the grams), planned with the
+    // btree indexes dropped (on a 600-row seed a walk of the staff member's btree costs less than the GIN lookup): the
+    // scoped search indexes must find the candidates of the page and of the count.
+    const [sql, parameters] = lastListStatement('chat_external_contact');
+    expect(sql).toContain('atrium_scoped_grams');
+    // The keyword's third arm (`external_user_id = keyword`) needs a btree: one on the external user id alone, so that
+    // the tenant's prefix of no btree can stand in for the search indexes.
+    const plan = await planOf(sql, parameters, [...(await withoutBtrees()), 'CREATE INDEX plan_check_external_user ON chat_external_contact (external_user_id)']);
+    assertStaffSearchIndexed(plan, 'name');
+    assertStaffSearchIndexed(plan, 'remark');
   });
 
-  it.each(['陈', 'C', '陈明', 'Cu', 'Customer 1', '明华x', 'remark 4', '%', 'a_b'])('staff contact search %p (1, 2, 3+ characters): the index led by tenant and staff member serves each column', async (keyword) => {
+  it.each(['陈', 'C', '陈明', 'Cu', 'Customer 1', '明华x', 'remark 4', '%', 'a_b'])('staff contact search %p (1, 2, 3+ characters): the scoped index of each column serves it', async (keyword) => {
     const setup = await withoutBtrees();
     expect(setup.length).toBeGreaterThan(3);
     for (const [column, other] of [['name', 'remark'], ['remark', 'name']] as const) {
-      // The other column's staff indexes go too: on 600 rows their tenant/staff keys alone would be cheapest.
-      const drops = ['tg', 'gr'].map((kind) => `DROP INDEX ix_${kind}_chat_external_contact_staff_${other}`);
-      assertStaffSearchIndexed(await planOf(...staffSearch(keyword, [column]), [...setup, ...drops]), column);
+      // The other column's scoped index goes too: on 600 rows it would be cheapest for any condition.
+      assertStaffSearchIndexed(await planOf(...staffSearch(keyword, [column]), [...setup, `DROP INDEX ix_gr_chat_external_contact_${other}_scoped`]), column);
     }
+    // Both columns at once (as the list asks): each column's scoped index takes its part.
+    const plan = await planOf(...staffSearch(keyword, ['name', 'remark']), setup);
+    assertStaffSearchIndexed(plan, 'name');
+    assertStaffSearchIndexed(plan, 'remark');
   });
 
-  it.each(['陈', '陈明', 'Customer 1'])('fails without the staff search indexes: %p with ix_tg/ix_gr_…_staff_name dropped', async (keyword) => {
-    const drops = ['tg', 'gr'].map((kind) => `DROP INDEX ix_${kind}_chat_external_contact_staff_name`);
-    const plan = await planOf(...staffSearch(keyword, ['name']), [...(await withoutBtrees()), ...drops, 'DROP INDEX ix_tg_chat_external_contact_staff_remark', 'DROP INDEX ix_gr_chat_external_contact_staff_remark']);
+  it.each(['陈', '陈明', 'Customer 1'])('fails without the scoped search indexes: %p with ix_gr_…_name_scoped dropped', async (keyword) => {
+    const plan = await planOf(...staffSearch(keyword, ['name']), [...(await withoutBtrees()), 'DROP INDEX ix_gr_chat_external_contact_name_scoped', 'DROP INDEX ix_gr_chat_external_contact_remark_scoped']);
     expect(() => assertStaffSearchIndexed(plan, 'name')).toThrow(/does not serve/);
+  });
+
+  it('a term common in the scope walks the sort index with the ILIKEs alone; a rare one keeps the grams', async () => {
+    // 400 of zhangsan's 600 contacts: 'cu' (Customer …) is on 200 of them, '陈明' on none. With commonRows 50 the first
+    // is common (the walk finds a page in its first rows), the second rare: the decision counts the scope's candidates.
+    const run = (sql: string, parameters?: unknown[]) => dataSource.query(sql, parameters);
+    const staff = (workChatUserId: string) => ({ columns: ['tenant_id', 'work_chat_user_id'], values: ['acme', workChatUserId] });
+    expect(await scopedTermIsCommon(run, 'chat_external_contact', staff('zhangsan'), ['name', 'remark'], 'cu', { commonRows: 50 })).toBe(true);
+    expect(await scopedTermIsCommon(run, 'chat_external_contact', staff('zhangsan'), ['name', 'remark'], '陈明', { commonRows: 50 })).toBe(false);
+    expect(await scopedTermIsCommon(run, 'chat_external_contact', staff('nobody'), ['name', 'remark'], 'cu', { commonRows: 50 })).toBe(false);
+    expect(await scopedTermIsCommon(run, 'chat_external_contact', staff('zhangsan'), ['name', 'remark'], 'cu', { commonRows: 500 })).toBe(false);
+    const [sql, parameters] = staffSearch('cu', ['name', 'remark'], false);
+    expect(sql).not.toContain('atrium_scoped_grams');
+    const ordered = `${sql} ORDER BY "contact"."created_at" DESC NULLS LAST, "contact"."id" ASC LIMIT 21`;
+    assertIndexed(await planOf(ordered, parameters), 'chat_external_contact');
+  });
+
+  it.each(['王', 'Cu', 'Customer 1', '%'])('contact way name search %p: the tenant\'s scoped index serves it', async (name) => {
+    const builder = dataSource
+      .getRepository(ContactWayEntity)
+      .createQueryBuilder('way')
+      .select('1')
+      .where('way.tenant_id = :tenantId', { tenantId: 'acme' })
+      .andWhere(...scopedContainsAny(['way.name'], { columns: ['way.tenant_id'], values: ['acme'] }, 'p', name));
+    const plan = await planOf(...(builder.getQueryAndParameters() as [string, unknown[]]), await withoutBtrees('chat_contact_way'));
+    expect(nodesOf(plan).some((node) => node['Index Name'] === 'ix_gr_chat_contact_way_name_scoped' && /tenant_id/.test(node['Index Cond'] ?? ''))).toBe(true);
   });
 
   it('the deploy list and the runs list are served by their indexes for each sort', async () => {
@@ -202,12 +238,12 @@ describe('plan checks: an index serves every hot list and search', () => {
     expect(() => assertIndexed(plan, 'chat_external_contact')).toThrow(/not served by an index/);
   });
 
-  it('fails without the search index: a 2-character Chinese term with the bigram index dropped', async () => {
-    const [sql, parameters] = dataSource.getRepository(ExternalContactEntity).createQueryBuilder('contact').select('1').where(...containsMatch('contact.name', 'p', '陈明')).getQueryAndParameters();
+  it('fails without the search index: a 2-character Chinese term with the scoped index dropped', async () => {
+    const [sql, parameters] = staffSearch('陈明', ['name']);
     const runner = dataSource.createQueryRunner();
     try {
       await runner.startTransaction();
-      await runner.query('DROP INDEX ix_gr_chat_external_contact_staff_name');
+      await runner.query('DROP INDEX ix_gr_chat_external_contact_name_scoped');
       await runner.query('SET LOCAL enable_seqscan = off');
       const [row] = (await runner.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters)) as Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>;
       expect(() => assertSearchIndexed(row['QUERY PLAN'][0].Plan)).toThrow(/no search index/);

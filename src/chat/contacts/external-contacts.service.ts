@@ -1,6 +1,6 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ChatListPager } from '../common/list-pager';
 import { ChatCorpDirectory } from '../corps/corp-directory';
@@ -31,7 +31,7 @@ import {
   toChatContactsExternalDto,
   toExternalContactDtoV1,
 } from './external-contacts.dto';
-import { containsMatch, likeContains } from '../../database/like-contains';
+import { scopedContainsAny, scopedTermIsCommon } from '../../database/like-contains';
 
 /**
  * External contacts (chat-management-api.md, External contact; issue 5, "External contacts"): the console's read,
@@ -92,21 +92,24 @@ export class ExternalContactsService {
     if (range.start) builder.andWhere('contact.created_at >= :start', { start: range.start });
     if (range.end) builder.andWhere('contact.created_at <= :end', { end: range.end });
     if (query.keyword) {
-      builder.andWhere(
-        new Brackets((where) =>
-          where
-            .where(...containsMatch('contact.name', 'pattern', query.keyword!))
-            .orWhere(...containsMatch('contact.remark', 'remarkPattern', query.keyword!))
-            .orWhere('contact.external_user_id = :keyword', { keyword: query.keyword }),
-        ),
-      );
+      // Name or remark contains it (the staff member's scoped grams indexes, migration 1795600700000), or the external user id is it.
+      // A term common in the staff member's contacts walks the sort index with the ILIKEs alone (a page is found early).
+      const scope = { columns: ['contact.tenant_id', 'contact.work_chat_user_id'], values: [tenantId, workChatUserId] };
+      const common = await scopedTermIsCommon((sql, parameters) => this.dataSource.query(sql, parameters), 'chat_external_contact', { columns: ['tenant_id', 'work_chat_user_id'], values: scope.values }, ['name', 'remark'], query.keyword, {
+        commonRows: this.config.paging?.searchTotalExactCap ?? 1_000,
+      });
+      const orElse: [string, Record<string, unknown>] = ['contact.external_user_id = :keyword', { keyword: query.keyword }];
+      builder.andWhere(...scopedContainsAny(['contact.name', 'contact.remark'], scope, 'pattern', query.keyword, orElse, { grams: !common }));
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`contact.${property}`, direction, direction === 'DESC' ? 'NULLS LAST' : 'NULLS FIRST');
     // Ties: id ascending under the default (descending) order, descending under an ascending one, so one index per
     // sort serves both directions (migration 1795600200000).
     builder.addOrderBy('contact.id', Object.values(order)[0] === 'ASC' ? 'DESC' : 'ASC');
     // A keyword search's total is exact up to PAGING_SEARCH_TOTAL_EXACT_CAP only (docs/lists-and-search.md).
-    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword) });
+    // Without a keyword the statement's shape is which filters are given and the sort: named, the pager skips
+    // rendering the builder's SQL per request (issue 14 acceptance 1). A search's SQL depends on its term: not named.
+    const shape = query.keyword ? undefined : `staff-contacts:${[query.corpId, query.state, query.aiEnabled !== undefined, range.start, range.end].map((given) => (given ? 1 : 0)).join('')}:${JSON.stringify(order)}`;
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword), shape });
     const names = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
     return toPage(rows.map((row) => toChatContactsExternalDto(row, names.get(row.corpId) ?? '')), slice, query);
   }
