@@ -56,7 +56,7 @@ export class ChatChannelsService {
     if (query.name) builder.andWhere(...containsMatch('c.name', 'name', query.name));
     if (query.enabled !== undefined) builder.andWhere('c.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`c.${property}`, direction);
-    const { rows, ...slice } = await this.pager.page(builder, query);
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.name) });
     const groups = await this.chatGroupsOf(this.dataSource.manager, tenantId, rows.map((row) => row.id));
     return toPage(rows.map((row) => toChatChannelDto(row, groups.get(row.id)?.id ?? null)), slice, query);
   }

@@ -56,7 +56,7 @@ export class ChatGroupsService {
     if (query.channelId) builder.andWhere('g.channel_ids @> :channel::jsonb', { channel: JSON.stringify([query.channelId]) });
     if (query.memberUserId) builder.andWhere('g.member_user_ids @> :member::jsonb', { member: JSON.stringify([query.memberUserId]) });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`g.${property}`, direction);
-    const { rows, ...slice } = await this.pager.page(builder, query);
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.name) });
     return toPage(rows.map(toChatGroupDto), slice, query);
   }
 

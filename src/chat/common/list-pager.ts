@@ -16,6 +16,8 @@ export class ChatListPager extends ListPager {
     const cap = config.paging?.totalExactCap ?? 10_000;
     super(config, {
       exactCap: cap,
+      // A keyword search counts exactly only up to PAGING_SEARCH_TOTAL_EXACT_CAP, as on the other wings' lists.
+      searchExactCap: config.paging?.searchTotalExactCap ?? 1_000,
       cacheTtlMs: config.chatLists.countCacheTtlMs,
       cacheMinRows: Math.min(config.chatLists.countCacheMinRows, cap + 1),
       planCacheMaxEntries: config.paging?.planCacheMaxEntries,

@@ -64,7 +64,7 @@ export class WorkChatCorpsService {
       builder.andWhere(...containsMatch('corp.corp_name', 'pattern', query.likeCorpName));
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`corp.${property}`, direction);
-    const { rows, ...slice } = await this.pager.page(builder, query);
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.likeCorpName) });
     return toPage(rows.map(toWorkChatCorpRelateDto), slice, query);
   }
 

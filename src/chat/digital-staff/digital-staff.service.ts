@@ -72,7 +72,7 @@ export class DigitalStaffService {
     if (query.name) builder.andWhere(...containsMatch('s.name', 'name', query.name));
     if (query.enabled !== undefined) builder.andWhere('s.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`s.${property}`, direction);
-    const { rows, ...slice } = await this.pager.page(builder, query);
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.name) });
     return toPage(await this.toDtos(tenantId, rows), slice, query);
   }
 

@@ -63,7 +63,7 @@ export class EntRobotService {
     if (query.name) builder.andWhere(...containsMatch('g.name', 'name', query.name));
     if (query.enabled !== undefined) builder.andWhere('g.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`g.${property}`, direction);
-    const { rows, ...slice } = await this.pager.page(builder, query);
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.name) });
     return toPage(rows.map(toEntRobotChatGroupDto), slice, query);
   }
 

@@ -41,7 +41,7 @@ export class GroupRoomsService {
       builder.andWhere(new Brackets((where) => where.where(...containsMatch('room.name', 'pattern', query.keyword!)).orWhere('room.chat_id = :keyword', { keyword: query.keyword })));
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`room.${property}`, direction);
-    const { rows, ...slice } = await this.pager.page(builder, query);
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword) });
     return toPage(rows.map(toGroupRoomDto), slice, query);
   }
 

@@ -204,7 +204,7 @@ export class GroupWaysService {
     if (query.isDefault !== undefined) builder.andWhere('way.isDefault = :isDefault', { isDefault: query.isDefault });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`way.${property}`, direction);
     // Ties: the pager adds the id in the first key's direction (one index per sort serves both directions).
-    const { rows, ...slice } = await this.pager.page(builder, query);
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: query.name !== undefined });
     return toPage(await this.views(tenantId, rows), slice, query);
   }
 

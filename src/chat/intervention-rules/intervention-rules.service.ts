@@ -67,7 +67,7 @@ export class InterventionRulesService {
     if (query.enabled !== undefined) builder.andWhere('rule.enabled = :enabled', { enabled: query.enabled });
     if (query.name) builder.andWhere(...containsMatch('rule.name', 'name', query.name));
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`rule.${property}`, direction);
-    return this.pager.page(builder, query);
+    return this.pager.page(builder, query, { search: Boolean(query.name) });
   }
 
   /** @throws NotFoundException (404) no such rule in the tenant */

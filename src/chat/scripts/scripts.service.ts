@@ -99,7 +99,7 @@ export class ScriptsService {
     if (query.tag) builder.andWhere('script.tags @> CAST(:tag AS jsonb)', { tag: JSON.stringify([query.tag]) });
     if (query.enabled !== undefined) builder.andWhere('script.enabled = :enabled', { enabled: query.enabled });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`script.${property}`, direction);
-    const { rows, ...slice } = await this.pager.page(builder, query);
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword) });
     return toPage(rows.map(toScriptContentDto), slice, query);
   }
 

@@ -108,7 +108,7 @@ export class WorkChatUsersService {
       );
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`u.${property}`, direction);
-    const { rows, ...slice } = await this.pager.page(builder, query);
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.name || query.keyword) });
     return toPage(await this.toDtos(tenantId, rows), slice, query);
   }
 

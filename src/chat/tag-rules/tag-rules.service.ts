@@ -60,7 +60,7 @@ export class TagRulesService {
     if (query.name) builder.andWhere(...containsMatch('rule.name', 'name', query.name));
     if (query.keyword) builder.andWhere('rule.keywords @> :keyword::jsonb', { keyword: JSON.stringify([query.keyword]) });
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`rule.${property}`, direction);
-    return this.pager.page(builder, query);
+    return this.pager.page(builder, query, { search: Boolean(query.name) });
   }
 
   /** @throws NotFoundException (404) no such rule in the tenant */

@@ -134,7 +134,7 @@ export class ToolProvidersService {
     const builder = this.dataSource.getRepository(ToolProviderEntity).createQueryBuilder('provider').where('provider.tenant_id = :tenantId', { tenantId });
     if (query.name) builder.andWhere(...containsMatch('provider.name', 'name', query.name));
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`provider.${property}`, direction);
-    return this.pager.page(builder, query);
+    return this.pager.page(builder, query, { search: Boolean(query.name) });
   }
 
   /** @throws NotFoundException (404) no such provider in the tenant */

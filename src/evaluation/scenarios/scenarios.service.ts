@@ -51,7 +51,7 @@ export class ScenariosService {
       .addSelect('jsonb_array_length(scenario.cases)', 'case_count');
     if (query.q) builder.where(...containsMatch('scenario.name', 'q', query.q));
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
-    const { rows, raws, ...slice } = await this.pager.page(builder, query);
+    const { rows, raws, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.q) });
     const content = rows.map((row, index) => ({
       id: row.id,
       name: row.name,
