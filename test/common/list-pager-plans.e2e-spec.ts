@@ -169,6 +169,17 @@ describe('ListPager plans', () => {
     expect((await planned.page(byStates('acme', ['a']), { page: 0, size: 5, cursor: first.nextCursor! })).page).toBe(1);
   });
 
+  it('answers a caller-named shape with each request\'s values, and refuses one name for two statements', async () => {
+    const named = new ListPager({} as AppConfig, options);
+    for (const tenant of ['acme', 'globex', 'acme']) {
+      for (const page of [0, 2, 13]) {
+        const reference = await built.page(SORTS[0][1](contacts(tenant)), { page, size: 9 });
+        expect(comparable(await named.page(SORTS[0][1](contacts(tenant)), { page, size: 9 }, { shape: 'by-created' }))).toEqual(comparable(reference));
+      }
+    }
+    await expect(named.page(SORTS[1][1](contacts('acme')), { page: 0, size: 9 }, { shape: 'by-created' })).rejects.toThrow(/names two different statements/);
+  });
+
   it('stays right when its plans are evicted (PAGING_PLAN_CACHE_MAX_ENTRIES=1, two shapes in turn)', async () => {
     for (let round = 0; round < 3; round++) {
       for (const [, sort] of SORTS.slice(0, 2)) {

@@ -16,6 +16,8 @@ export const DEFERRED_ROWS_MIN_OFFSET = 200;
 const TOTAL_COLUMN = 'list_total';
 /** Raw columns carrying the page's sort key values as text: `list_key_0`, `list_key_1`, … */
 const KEY_COLUMN = 'list_key_';
+/** Requests of each caller-named list shape whose builder SQL is checked against the shape's first (see {@link ListPager.page}). */
+export const SHAPE_CHECKS = 100;
 /** Named parameters of a page statement's LIMIT / OFFSET (bound per request, so one statement text serves every page). */
 const LIMIT_PARAMETER = 'list_page_limit';
 const OFFSET_PARAMETER = 'list_page_offset';
@@ -72,6 +74,10 @@ interface PlannedStatement {
  * request's parameter values. Statement texts are made on first use.
  */
 interface ListPlan {
+  /** The caller's builder's SQL as first seen (a named shape's first requests are checked against it). */
+  shapeSql: string;
+  /** Requests of a named shape still to be checked against {@link shapeSql}. */
+  checksLeft: number;
   /** The builder with the tie-breaker, as first seen (only its SQL and metadata are read; never executed). */
   ordered: SelectQueryBuilder<ObjectLiteral>;
   keys: OrderKey[];
@@ -99,7 +105,7 @@ interface ListPlan {
  *   are reused too (served with `totalExact: false`); one count per filter is in flight at a time.
  * - Cost per request (issue 14 acceptance 1): the statements a list shape needs (count, page with its key and count
  *   columns, far page, cursor phases) are derived once per shape and kept (PAGING_PLAN_CACHE_MAX_ENTRIES); a request
- *   renders the builder's SQL once, binds its own values (LIMIT and OFFSET are parameters) and hydrates the rows with
+ *   renders the builder's SQL once (not at all when its caller names the shape), binds its own values (LIMIT and OFFSET are parameters) and hydrates the rows with
  *   TypeORM's own transformer: the same statements, entities and answers as building each statement per request.
  *   Builders the plan does not cover (a lock, limit/offset, selected joins, relation ids, result cache, load
  *   listeners) are paged by building each statement, as before.
@@ -154,11 +160,16 @@ export class ListPager {
    * @param request page and size, or a cursor (then `page` is ignored: the page number comes from the cursor)
    * @param kind.search the builder filters by a keyword search: the exact count stops at the search cap
    *   (PAGING_SEARCH_TOTAL_EXACT_CAP), since counting a common term's matches reads every candidate row
+   * @param kind.shape the caller's name for the builder's SQL shape (values apart), unique per entity, e.g. which
+   *   filters are given and the sort: then the builder's SQL is not rendered per request once its plan is kept (a hot
+   *   list's cost, issue 14). Builders given the same shape must render the same SQL: the first
+   *   {@link SHAPE_CHECKS} requests of each shape check it (so every test of a list does).
    * @throws BadRequestException (400) a cursor that is malformed, altered, or made by another list/tenant/filter/sort
+   * @throws Error one shape named for two different statements (a programming error)
    */
-  async page<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, kind: { search?: boolean } = {}): Promise<ListSlice<T>> {
+  async page<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, kind: { search?: boolean; shape?: string } = {}): Promise<ListSlice<T>> {
     const cap = kind.search ? (this.options.searchExactCap ?? this.options.exactCap) : this.options.exactCap;
-    const plan = this.planOf(builder, cap);
+    const plan = this.planOf(builder, cap, kind.shape);
     return plan ? this.pageByPlan(plan, builder, request, cap) : this.pageByBuilder(builder, request, cap);
   }
 
@@ -319,19 +330,25 @@ export class ListPager {
    * The kept plan of the builder's shape, made on first sight; undefined when plans are off or the builder is one
    * the plan does not cover (then every statement is built per request, as TypeORM's own execution would).
    */
-  private planOf(builder: SelectQueryBuilder<ObjectLiteral>, cap: number): ListPlan | undefined {
+  private planOf(builder: SelectQueryBuilder<ObjectLiteral>, cap: number, shape?: string): ListPlan | undefined {
     const max = this.options.planCacheMaxEntries ?? 1_000;
     if (max <= 0 || !this.plannable(builder)) return undefined;
     const metadata = builder.expressionMap.mainAlias!.metadata;
     let byShape = this.plans.get(metadata);
     if (!byShape) this.plans.set(metadata, (byShape = new LRUCache({ max })));
-    const shape = `${cap}\u0000${builder.getQuery()}`;
-    let plan = byShape.get(shape);
+    const shapeSql = shape === undefined ? builder.getQuery() : undefined;
+    const key = shape === undefined ? `${cap}\u0000${shapeSql}` : `${cap}\u0001${shape}`;
+    let plan = byShape.get(key);
+    if (plan && shape !== undefined && plan.checksLeft > 0) {
+      plan.checksLeft -= 1;
+      const sql = builder.getQuery();
+      if (sql !== plan.shapeSql) throw new Error(`ListPager: shape "${shape}" names two different statements:\n${plan.shapeSql}\n${sql}`);
+    }
     if (!plan) {
       const ordered = builder.clone();
       const keys = orderKeysOf(ordered);
-      plan = { ordered, keys, listSql: ordered.getQuery(), countSql: countBuilderOf(ordered).getQuery(), statements: new Map() };
-      byShape.set(shape, plan);
+      plan = { shapeSql: shapeSql ?? builder.getQuery(), checksLeft: SHAPE_CHECKS, ordered, keys, listSql: ordered.getQuery(), countSql: countBuilderOf(ordered).getQuery(), statements: new Map() };
+      byShape.set(key, plan);
     }
     return plan;
   }
