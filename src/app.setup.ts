@@ -1,11 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Logger as Pino } from 'pino';
 import { addChatSecurityScheme, applyChatOperationScopes, chatSwaggerUiOptions, mountChatAuthorizationServer, swaggerAuthorizePopupPolicy } from './chat/auth/chat-openapi';
-import { JsonBodyInterceptor, jsonBodyGate } from './common/http/body-parsing';
+import { jsonBodyGate } from './common/http/body-parsing';
 import { composeMiddleware } from './common/http/compose-middleware';
 import { recordStaticHeaders, staticHeadersMiddleware } from './common/http/static-headers';
 import { installLazyRequestLogger, requestLogMiddleware } from './common/logging/request-log';
@@ -87,7 +86,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   const fileServer = bucket ? s3SiteHandler(bucket, app.get(DataSource)) : undefined;
   // helmet's policy is static: its headers are recorded once and replayed per request (static-headers.ts).
   const apiHeaders = recordStaticHeaders(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:', 'https:'] } } }));
-  // JSON bodies are read after authentication, with each route's limit and a depth limit (body-parsing.ts).
+  // JSON bodies are read after authentication (the AuthGuard's last step), with each route's limit and a depth limit (body-parsing.ts).
   const jsonLimits = { defaultBytes: config.httpBodies.defaultJsonLimitBytes, documentBytes: config.jsonBodyLimitBytes, maxDepth: config.httpBodies.maxJsonDepth };
   // The gate keeps its own name (`jsonParser`): Nest mounts Express's JSON parser unless a middleware of that name is
   // mounted, so it stays a layer of its own.
@@ -96,7 +95,6 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   const popupPolicy = swaggerAuthorizePopupPolicy(app);
   if (popupPolicy) app.use(popupPolicy);
   app.use(jsonBodyGate(jsonLimits));
-  app.useGlobalInterceptors(new JsonBodyInterceptor(app.get(Reflector), jsonLimits));
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {

@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from
 import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import passport, { type Strategy } from 'passport';
+import { JSON_BODY_LIMIT, type JsonBodyLimitValue, readRouteJsonBody } from '../http/body-parsing';
 import { AUTH_REQUIREMENT, AuthRequirement, CredentialCheckOptions, CredentialStrategyClass, PUBLIC_ROUTE, strategiesOf } from './auth.decorators';
 
 /**
@@ -13,6 +14,9 @@ import { AUTH_REQUIREMENT, AuthRequirement, CredentialCheckOptions, CredentialSt
  * process-wide registry, where the last app constructed wins; tests and `node:cluster` run several apps in one
  * process. This guard takes the strategy instances of its own app (ModuleRef) and hands them to `passport.authenticate`
  * itself, so a request is always checked by its own app's strategies, configuration and database.
+ *
+ * Its last step, once the request may pass, reads a pending JSON body with the route's limit (body-parsing.ts: bodies
+ * are read only after authentication); a refused request's body is never read.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -25,7 +29,10 @@ export class AuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) {
+      await this.readBody(context, targets);
+      return true;
+    }
     const requirement = this.reflector.getAllAndOverride<AuthRequirement>(AUTH_REQUIREMENT, targets);
     if (!requirement) throw new UnauthorizedException('This route declares no access rule.');
     const http = context.switchToHttp();
@@ -34,7 +41,15 @@ export class AuthGuard implements CanActivate {
     const outcome = await authenticateWith(strategies, request, http.getResponse<Response>(), { requirement });
     if (outcome === ANSWERED) return false;
     request.principal = outcome;
+    await this.readBody(context, targets);
     return true;
+  }
+
+  /** Reads the request's pending JSON body, if any, with the route's `@JsonBodyLimit` (see body-parsing.ts). */
+  private async readBody(context: ExecutionContext, targets: Parameters<Reflector['getAllAndOverride']>[1]): Promise<void> {
+    if (context.getType() !== 'http') return;
+    const request = context.switchToHttp().getRequest<Request>();
+    await readRouteJsonBody(request, this.reflector.getAllAndOverride<JsonBodyLimitValue | undefined>(JSON_BODY_LIMIT, targets));
   }
 
   private instance(type: CredentialStrategyClass): Strategy {

@@ -1,17 +1,6 @@
-import {
-  BadRequestException,
-  CallHandler,
-  ExecutionContext,
-  Injectable,
-  NestInterceptor,
-  PayloadTooLargeException,
-  SetMetadata,
-  UnsupportedMediaTypeException,
-} from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { BadRequestException, PayloadTooLargeException, SetMetadata, UnsupportedMediaTypeException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import getRawBody from 'raw-body';
-import { from, Observable, switchMap } from 'rxjs';
 import { isJsonBodyRequest, parseContentType, parseJsonBody } from './body-json';
 
 /*
@@ -24,7 +13,7 @@ import { isJsonBodyRequest, parseContentType, parseJsonBody } from './body-json'
  *    and sets `Connection: close` on the response provisionally: if anything answers before the body is read (the
  *    guard's 401/403, a 404), Node closes the socket instead of draining the unread body.
  * 2. The guards run; a refused request ends there, its body unread.
- * 3. {@link JsonBodyInterceptor} (global, so after every guard) reads the body with the route's limit
+ * 3. {@link readRouteJsonBody}, the global AuthGuard's last step (after every guard), reads the body with the route's limit
  *    (`@JsonBodyLimit`, else HTTP_JSON_DEFAULT_BODY_LIMIT_BYTES), checks the nesting depth on the text
  *    (HTTP_JSON_MAX_DEPTH), parses it into `request.body` and drops the provisional `Connection: close`. The
  *    ValidationPipe then sees the body as before.
@@ -114,22 +103,18 @@ async function readJson(request: Request, limitBytes: number, maxDepth: number):
 }
 
 /**
- * Step 3 above, for every route: reads the pending JSON body after the guards, with the route's `@JsonBodyLimit`.
- * Registered globally in configureApp (app.setup.ts).
+ * Step 3 above, for every route: reads a pending JSON body with the route's `@JsonBodyLimit` (`'document'`:
+ * HTTP_JSON_BODY_LIMIT_BYTES; none: HTTP_JSON_DEFAULT_BODY_LIMIT_BYTES, the gate's limits). The global AuthGuard calls
+ * it as its last step (it is the one guard, so this runs after every guard, as a global interceptor did): a global
+ * interceptor put every request of every route through Nest's rxjs chain, most of them with no body to read (issue 14
+ * item 1: ~4 % of a hot list's app CPU).
+ * @param limit the route's `@JsonBodyLimit`, if any
+ * @returns undefined when the request has no pending body (nothing to wait for)
+ * @throws what {@link readPendingJsonBody} throws (413, 415, 400)
  */
-@Injectable()
-export class JsonBodyInterceptor implements NestInterceptor {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly limits: JsonBodyLimits,
-  ) {}
-
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
-    const request = context.switchToHttp().getRequest<Request>();
-    if (!pending.has(request)) return next.handle();
-    const limit = this.reflector.getAllAndOverride<JsonBodyLimitValue | undefined>(JSON_BODY_LIMIT, [context.getHandler(), context.getClass()]);
-    const bytes = limit === 'document' ? Math.max(this.limits.documentBytes, this.limits.defaultBytes) : (limit ?? this.limits.defaultBytes);
-    return from(readPendingJsonBody(request, bytes)).pipe(switchMap(() => next.handle()));
-  }
+export function readRouteJsonBody(request: Request, limit: JsonBodyLimitValue | undefined): Promise<void> | undefined {
+  const state = pending.get(request);
+  if (!state) return undefined;
+  const { limits } = state;
+  return readPendingJsonBody(request, limit === 'document' ? Math.max(limits.documentBytes, limits.defaultBytes) : (limit ?? limits.defaultBytes));
 }
