@@ -15,8 +15,15 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * (src/database/like-contains.ts), so results are those of `ILIKE '%term%'`. Built-ins only in the function bodies:
  * PostgreSQL 17 evaluates index expressions with search_path = pg_catalog, pg_temp. No extension is needed.
  *
+ * The grams come from regexp_replace passes (one per gram size and start offset), not from a subquery: no FROM, no
+ * aggregate. atrium_grams (1795600200000, unscoped: characters and bigrams) gets such a body too, with the same grams,
+ * and is inlined where it is called: a sort-index walk computes it on each row the ILIKE passes, and the old body ran
+ * through the SQL-function executor at ~0.2 ms a row. atrium_scoped_grams is declared STRICT and costly instead, so it
+ * is not inlined (see SCOPED_GRAMS_COST). A term common in its scope takes no grams index (like-contains.ts,
+ * scopedTermIsCommon: the planner, multiplying the term's frequency by the tenant's, cannot tell).
+ *
  * Replaced: the staff contact search indexes of 1795600220000 (or the whole-table ones where btree_gin was missing)
- * and the contact way name indexes of 1795600200000.
+ * and the contact way name indexes of 1795600200000. Down restores them and the old atrium_grams body.
  */
 export class ScopedSearchGrams1795600700000 implements MigrationInterface {
   name = 'ScopedSearchGrams1795600700000';
@@ -43,12 +50,7 @@ export class ScopedSearchGrams1795600700000 implements MigrationInterface {
         SELECT string_to_array(rtrim(${pieces('', 2)}, E'\\x1f'), E'\\x1f')
       $$`);
     for (const [table, scope, column] of SCOPED_COLUMNS) {
-      const index = scopedIndexName(table, column);
-      await queryRunner.query(`CREATE INDEX IF NOT EXISTS ${index} ON ${table} USING gin (atrium_scoped_grams(${scope.join(` || '/' || `)}, ${column}))`);
-      // No statistics: the app tells a common term from a rare one itself (like-contains.ts, scopedTermIsCommon: the
-      // planner, multiplying the grams' frequency by the tenant's and staff member's, could not), and ANALYZE would
-      // compute the costly grams of every sampled row.
-      await queryRunner.query(`ALTER INDEX ${index} ALTER COLUMN 1 SET STATISTICS 0`);
+      await queryRunner.query(`CREATE INDEX IF NOT EXISTS ${scopedIndexName(table, column)} ON ${table} USING gin (atrium_scoped_grams(${scope.join(` || '/' || `)}, ${column}))`);
       for (const replaced of REPLACED[`${table}.${column}`] ?? []) await queryRunner.query(`DROP INDEX IF EXISTS ${replaced}`);
     }
   }
@@ -105,12 +107,14 @@ function scopedIndexName(table: string, column: string): string {
 }
 
 /**
- * atrium_scoped_grams' cost as declared to the planner (in cpu_operator_cost units; ~50 µs a row): it is a function
- * call, not inlined, so that the planner's statements stay small (inlined, its six regexp_replace calls per column
- * made planning a search take ~3 ms), and the planner must know a row's grams are dear: it then reads them from the
- * index (a bitmap scan, which does not compute them again) instead of computing them for each row of a walk.
+ * atrium_scoped_grams' cost as declared to the planner (cpu_operator_cost units). It is a function call, not inlined,
+ * so that the planner's statements stay small (inlined, its six regexp_replace calls per column made planning a search
+ * take ~3 ms). A search computes it on no row (a bitmap scan takes the grams from the index; a common term takes no
+ * grams: like-contains.ts), so the cost only weighs in the planner's estimate of a bitmap scan's recheck: at 1,000 it
+ * made the planner AND the grams' bitmap with every row of the tenant, or run a parallel scan, to spare rechecks (1M
+ * rows: 15–60 ms for a term with 100 matches, against 0.5 ms).
  */
-const SCOPED_GRAMS_COST = 1_000;
+const SCOPED_GRAMS_COST = 10;
 
 /** [table, scope columns (joined with '/', as like-contains.ts's SearchScope writes them), searched column]. */
 const SCOPED_COLUMNS: ReadonlyArray<[string, string[], string]> = [

@@ -1,4 +1,4 @@
-import { containsMatch, gramsMatch, likeContains, scopedContainsAny, scopedContainsMatch, scopedTermIsCommon, setTrigramSearch } from './like-contains';
+import { containsMatch, gramsMatch, likeContains, scopedContainsAny, scopedContainsMatch, scopedTermIsCommon, scopeEqualities, setTrigramSearch } from './like-contains';
 
 describe('likeContains', () => {
   it('escapes LIKE wildcards and the escape character and wraps the text in %…%', () => {
@@ -91,10 +91,10 @@ describe('scopedTermIsCommon (counts the scope\'s candidates, at most commonRows
     expect(sent).toHaveLength(2);
   });
 
-  it('an empty term or one holding U+001F asks nothing (the ILIKEs alone serve it)', async () => {
-    const { run, sent } = database(5_000);
-    expect(await scopedTermIsCommon(run, 'chat_contact_way', scope, ['name'], '', { commonRows: 10 })).toBe(false);
-    expect(await scopedTermIsCommon(run, 'chat_contact_way', scope, ['name'], 'a\u001f', { commonRows: 10 })).toBe(false);
+  it('an empty term or one holding U+001F asks nothing: the ILIKE path, as for a common term', async () => {
+    const { run, sent } = database(0);
+    expect(await scopedTermIsCommon(run, 'chat_contact_way', scope, ['name'], '', { commonRows: 10 })).toBe(true);
+    expect(await scopedTermIsCommon(run, 'chat_contact_way', scope, ['name'], 'a\u001f', { commonRows: 10 })).toBe(true);
     expect(sent).toEqual([]);
   });
 
@@ -109,3 +109,12 @@ describe('scopedTermIsCommon (counts the scope\'s candidates, at most commonRows
     expect(await scopedTermIsCommon(run, 'chat_contact_way', scope, ['name'], 'flaky', { commonRows: 10 })).toBe(false);
   });
 });
+
+describe('scopeEqualities', () => {
+  it('indexable for the ILIKE path; plain filters (no btree serves `column || \'\'`) when the grams index finds the rows', () => {
+    const equalities: Array<[string, string]> = [['c.tenant_id', 'tenantId'], ['c.staff', 'staff']];
+    expect(scopeEqualities(equalities, true)).toBe('c.tenant_id = :tenantId AND c.staff = :staff');
+    expect(scopeEqualities(equalities, false)).toBe("(c.tenant_id || '') = :tenantId AND (c.staff || '') = :staff");
+  });
+});
+

@@ -154,9 +154,11 @@ const commonTerms = new LRUCache<string, Promise<boolean>>({ max: 10_000, ttl: 3
  * @param table the searched table (`chat_external_contact`)
  * @param scope the scope columns and values, columns unqualified (`['tenant_id', 'work_chat_user_id']`)
  * @param columns the searched columns, unqualified (`['name', 'remark']`)
+ * @returns also true for a term no grams index serves (empty, or holding U+001F): the ILIKE path, with the scope's
+ *   equalities indexable
  */
 export function scopedTermIsCommon(run: RunQuery, table: string, scope: SearchScope, columns: readonly string[], text: string, options: { commonRows: number }): Promise<boolean> {
-  if (text.length === 0 || text.includes(GRAM_SEPARATOR)) return Promise.resolve(false);
+  if (text.length === 0 || text.includes(GRAM_SEPARATOR)) return Promise.resolve(true);
   const key = JSON.stringify([table, scope, columns, text, options.commonRows]);
   let deciding = commonTerms.get(key);
   if (!deciding) {
@@ -171,3 +173,17 @@ export function scopedTermIsCommon(run: RunQuery, table: string, scope: SearchSc
   }
   return deciding;
 }
+
+/**
+ * The scope's equalities of a scoped search (`contact.tenant_id = :tenantId AND …`), written so that no btree serves
+ * them when the scoped grams index does (`indexable: false`, a term rare in its scope): the planner would otherwise AND
+ * the grams' bitmap with a bitmap of every row of the tenant or staff member — a cost that follows the scope's size,
+ * not the term's matches. `column || ''` leaves each equality a plain filter on the few candidates (the grams already
+ * hold the scope). A common term's walk of the sort index needs them indexable.
+ * @param equalities the scope columns as the query builder writes them, with their parameter names
+ * @returns the SQL condition, without parameters (the caller binds them)
+ */
+export function scopeEqualities(equalities: ReadonlyArray<[column: string, parameter: string]>, indexable: boolean): string {
+  return equalities.map(([column, parameter]) => (indexable ? `${column} = :${parameter}` : `(${column} || '') = :${parameter}`)).join(' AND ');
+}
+

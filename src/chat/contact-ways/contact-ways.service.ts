@@ -30,7 +30,7 @@ import {
   requireDigitalStaff,
   requireStaffUsers,
 } from './way-support';
-import { containsMatch, scopedContainsAny, scopedTermIsCommon } from '../../database/like-contains';
+import { containsMatch, scopeEqualities, scopedContainsAny, scopedTermIsCommon } from '../../database/like-contains';
 
 /**
  * What creating or updating a contact way takes, whichever API family the request came from (ContactWayRequestV1,
@@ -330,20 +330,21 @@ export class ContactWaysService {
   async page(tenantId: string, filter: ContactWayFilter): Promise<Page<ContactWayView>> {
     const order = toOrder(filter.sort, CONTACT_WAY_SORT_FIELDS, { createdAt: 'DESC' });
     const manager = this.dataSource.manager;
-    const builder = manager.createQueryBuilder(ContactWayEntity, 'way').where('way.tenantId = :tenantId', { tenantId });
+    // A name rare among the tenant's ways is found through the tenant's scoped grams index alone (the tenant is then a
+    // plain filter: scopeEqualities); a common one by walking the sort index with the ILIKE (a page is found early).
+    const rareName =
+      filter.name !== undefined &&
+      !(await scopedTermIsCommon((sql, parameters) => manager.query(sql, parameters), 'chat_contact_way', { columns: ['tenant_id'], values: [tenantId] }, ['name'], filter.name, {
+        commonRows: this.config.paging?.searchTotalExactCap ?? 1_000,
+      }));
+    const builder = manager.createQueryBuilder(ContactWayEntity, 'way').where(scopeEqualities([['way.tenant_id', 'tenantId']], !rareName), { tenantId });
     const corpName = filter.requiredCorpName ?? filter.corpName;
     if (corpName !== undefined) {
       const corp = filter.requiredCorpName !== undefined ? await this.corpDirectory.byName(tenantId, corpName) : await this.corpDirectory.findByName(tenantId, corpName);
       if (!corp) return toPage([], 0, filter);
       builder.andWhere('way.corpId = :corpId', { corpId: corp.id });
     }
-    // A name common among the tenant's ways walks the sort index with the ILIKE alone (a page is found early).
-    const commonName =
-      filter.name !== undefined &&
-      (await scopedTermIsCommon((sql, parameters) => manager.query(sql, parameters), 'chat_contact_way', { columns: ['tenant_id'], values: [tenantId] }, ['name'], filter.name, {
-        commonRows: this.config.paging?.searchTotalExactCap ?? 1_000,
-      }));
-    applyFilters(builder, tenantId, filter, commonName);
+    applyFilters(builder, tenantId, filter, !rareName);
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`way.${property}`, direction);
     // Ties: the pager adds the id in the first key's direction (one index per sort serves both directions).
     // A name/userName search counts exactly only up to PAGING_SEARCH_TOTAL_EXACT_CAP (docs/lists-and-search.md).

@@ -31,7 +31,7 @@ import {
   toChatContactsExternalDto,
   toExternalContactDtoV1,
 } from './external-contacts.dto';
-import { scopedContainsAny, scopedTermIsCommon } from '../../database/like-contains';
+import { scopeEqualities, scopedContainsAny, scopedTermIsCommon } from '../../database/like-contains';
 
 /**
  * External contacts (chat-management-api.md, External contact; issue 5, "External contacts"): the console's read,
@@ -82,10 +82,19 @@ export class ExternalContactsService {
   async listForStaff(tenantId: string, workChatUserId: string, query: ChatContactsExternalPageQuery): Promise<Page<ChatContactsExternalDto>> {
     const order = toOrder(query.sort, CHAT_CONTACTS_EXTERNAL_SORT_FIELDS, { createdAt: 'DESC' });
     const range = parseChatTimeRange(query.startCreateTime, query.endCreateTime, ['startCreateTime', 'endCreateTime']);
+    // A keyword rare among the staff member's contacts is found through the scoped grams indexes alone (the scope is
+    // then a plain filter: scopeEqualities); a common one by walking the sort index with the ILIKEs (a page is found early).
+    const scope = { columns: ['contact.tenant_id', 'contact.work_chat_user_id'], values: [tenantId, workChatUserId] };
+    const rareKeyword =
+      Boolean(query.keyword) &&
+      !(await scopedTermIsCommon((sql, parameters) => this.dataSource.query(sql, parameters), 'chat_external_contact', { columns: ['tenant_id', 'work_chat_user_id'], values: scope.values }, ['name', 'remark'], query.keyword!, {
+        commonRows: this.config.paging?.searchTotalExactCap ?? 1_000,
+      }));
+    const staffScope = scopeEqualities([['contact.tenant_id', 'tenantId'], ['contact.work_chat_user_id', 'workChatUserId']], !rareKeyword);
     const builder = this.dataSource
       .getRepository(ExternalContactEntity)
       .createQueryBuilder('contact')
-      .where('contact.tenant_id = :tenantId AND contact.work_chat_user_id = :workChatUserId AND NOT contact.sandbox', { tenantId, workChatUserId });
+      .where(`${staffScope} AND NOT contact.sandbox`, { tenantId, workChatUserId });
     if (query.corpId) builder.andWhere('contact.corp_id = :corpId', { corpId: query.corpId });
     if (query.state) builder.andWhere('contact.state = :state', { state: query.state });
     if (query.aiEnabled !== undefined) builder.andWhere('contact.ai_enabled = :aiEnabled', { aiEnabled: query.aiEnabled });
@@ -93,13 +102,9 @@ export class ExternalContactsService {
     if (range.end) builder.andWhere('contact.created_at <= :end', { end: range.end });
     if (query.keyword) {
       // Name or remark contains it (the staff member's scoped grams indexes, migration 1795600700000), or the external user id is it.
-      // A term common in the staff member's contacts walks the sort index with the ILIKEs alone (a page is found early).
-      const scope = { columns: ['contact.tenant_id', 'contact.work_chat_user_id'], values: [tenantId, workChatUserId] };
-      const common = await scopedTermIsCommon((sql, parameters) => this.dataSource.query(sql, parameters), 'chat_external_contact', { columns: ['tenant_id', 'work_chat_user_id'], values: scope.values }, ['name', 'remark'], query.keyword, {
-        commonRows: this.config.paging?.searchTotalExactCap ?? 1_000,
-      });
-      const orElse: [string, Record<string, unknown>] = ['contact.external_user_id = :keyword', { keyword: query.keyword }];
-      builder.andWhere(...scopedContainsAny(['contact.name', 'contact.remark'], scope, 'pattern', query.keyword, orElse, { grams: !common }));
+      // The tenant is repeated in the external user id's arm so that its btree serves it when the scope is a plain filter.
+      const orElse: [string, Record<string, unknown>] = ['(contact.tenant_id = :tenantId AND contact.external_user_id = :keyword)', { keyword: query.keyword }];
+      builder.andWhere(...scopedContainsAny(['contact.name', 'contact.remark'], scope, 'pattern', query.keyword, orElse, { grams: rareKeyword }));
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`contact.${property}`, direction, direction === 'DESC' ? 'NULLS LAST' : 'NULLS FIRST');
     // Ties: id ascending under the default (descending) order, descending under an ascending one, so one index per
