@@ -1,4 +1,4 @@
-import { containsMatch, gramsMatch, likeContains, scopedContainsAny, scopedContainsMatch, scopedTermIsCommon, scopeEqualities, setTrigramSearch } from './like-contains';
+import { containsMatch, gramsMatch, likeContains, scopedContainsAny, scopedContainsMatch, scopedTermIsCommon, scopeEqualities, setTrigramSearch, termIsCommon } from './like-contains';
 
 describe('likeContains', () => {
   it('escapes LIKE wildcards and the escape character and wraps the text in %…%', () => {
@@ -115,6 +115,27 @@ describe('scopeEqualities', () => {
     const equalities: Array<[string, string]> = [['c.tenant_id', 'tenantId'], ['c.staff', 'staff']];
     expect(scopeEqualities(equalities, true)).toBe('c.tenant_id = :tenantId AND c.staff = :staff');
     expect(scopeEqualities(equalities, false)).toBe("(c.tenant_id || '') = :tenantId AND (c.staff || '') = :staff");
+  });
+});
+
+describe('termIsCommon / containsMatch common (a search without a scope)', () => {
+  it('counts the candidates of the term\'s own search index, at most commonRows + 1, once per term', async () => {
+    const sent: Array<[string, unknown[] | undefined]> = [];
+    const run = async (sql: string, parameters?: unknown[]) => {
+      sent.push([sql, parameters]);
+      return [{ candidates: sql.includes('atrium_grams') ? 1_001 : 3 }];
+    };
+    expect(await termIsCommon(run, 'eval_scenario', 'name', '王', { commonRows: 1_000 })).toBe(true);
+    expect(await termIsCommon(run, 'eval_scenario', 'name', 'Quinn%', { commonRows: 1_000 })).toBe(false);
+    expect(await termIsCommon(run, 'eval_scenario', 'name', '王', { commonRows: 1_000 })).toBe(true);
+    expect(sent).toEqual([
+      ['SELECT count(*)::int AS candidates FROM (SELECT 1 FROM eval_scenario WHERE atrium_grams(name) @> atrium_term_grams($1) LIMIT 1001) AS found', ['王']],
+      ["SELECT count(*)::int AS candidates FROM (SELECT 1 FROM eval_scenario WHERE name ILIKE $1 ESCAPE '\\' LIMIT 1001) AS found", ['%Quinn\\%%']],
+    ]);
+  });
+
+  it('a common term: the ILIKE alone on `column || \'\'` (no search index serves it), same pattern', () => {
+    expect(containsMatch('s.name', 'q', '50%', { common: true })).toEqual([`((s.name || '') ILIKE :q ESCAPE '\\')`, { q: '%50\\%%' }]);
   });
 });
 

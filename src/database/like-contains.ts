@@ -42,9 +42,13 @@ export const SHORT_TERM_MAX_CHARS = 2;
  * @param column the column as the query builder writes it (`contact.name`)
  * @param parameter a parameter name unique in the statement (`name`); `<parameter>_term` is used too
  * @param text the user's term, taken literally (`%`, `_`, `\` match themselves)
+ * @param options.common the term is common in the table ({@link termIsCommon}): the ILIKE alone, served by no index
  * @returns the SQL condition (in parentheses) and its named parameters
  */
-export function containsMatch(column: string, parameter: string, text: string): [string, Record<string, string>] {
+export function containsMatch(column: string, parameter: string, text: string, options: { common?: boolean } = {}): [string, Record<string, string>] {
+  // A common term (termIsCommon): the ILIKE alone, on `column || ''` so no search index serves it and the planner walks
+  // the list's sort index (a page is found in its first rows) instead of reading every candidate.
+  if (options.common) return [`((${column} || '') ILIKE :${parameter} ESCAPE '\\')`, { [parameter]: likeContains(text) }];
   const like = `${column} ILIKE :${parameter} ESCAPE '\\'`;
   const grams = gramsMatch(`atrium_grams(${column})`, `${parameter}_term`, text);
   if (!grams) return [`(${like})`, { [parameter]: likeContains(text) }];
@@ -185,5 +189,30 @@ export function scopedTermIsCommon(run: RunQuery, table: string, scope: SearchSc
  */
 export function scopeEqualities(equalities: ReadonlyArray<[column: string, parameter: string]>, indexable: boolean): string {
   return equalities.map(([column, parameter]) => (indexable ? `${column} = :${parameter}` : `(${column} || '') = :${parameter}`)).join(' AND ');
+}
+
+/**
+ * {@link scopedTermIsCommon} for a search without a scope ({@link containsMatch} on a whole table, e.g. the scenarios'
+ * `q`): counts the term's candidates in its search index (the character/bigram GIN for 1–2 characters, the trigram
+ * GIN's ILIKE for 3+), at most `commonRows + 1`, once per term (kept an hour). Common: the list walks its sort index
+ * with the ILIKE alone (the planner would read all of a common term's candidates from the trigram index, 0.4 s for
+ * 500,000 of them); rare: the search index finds them.
+ * @param table the searched table; `column` unqualified
+ */
+export function termIsCommon(run: RunQuery, table: string, column: string, text: string, options: { commonRows: number }): Promise<boolean> {
+  if (text.length === 0) return Promise.resolve(true);
+  const key = JSON.stringify([table, column, text, options.commonRows]);
+  let deciding = commonTerms.get(key);
+  if (!deciding) {
+    const grams = gramsMatch(`atrium_grams(${column})`, 'term', text);
+    const [condition, parameter] = grams ? [`atrium_grams(${column}) @> atrium_term_grams($1)`, text] : [`${column} ILIKE $1 ESCAPE '\\'`, likeContains(text)];
+    const limit = Math.max(0, Math.floor(options.commonRows)) + 1;
+    deciding = run(`SELECT count(*)::int AS candidates FROM (SELECT 1 FROM ${table} WHERE ${condition} LIMIT ${limit}) AS found`, [parameter]).then(
+      (rows) => Number((rows as Array<{ candidates: number }>)[0]?.candidates ?? 0) > options.commonRows,
+    );
+    commonTerms.set(key, deciding);
+    deciding.catch(() => commonTerms.delete(key));
+  }
+  return deciding;
 }
 

@@ -1,12 +1,13 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ScenarioCase, ScenarioEntity } from './scenario.entity';
 import { SCENARIO_SORT_FIELDS, CreateScenarioDto, ScenarioDto, ScenarioQueryDto, ScenarioSummaryDto, UpdateScenarioDto, toScenarioDto } from './scenarios.dto';
 import { nextScenarioVersion } from './syllabus';
-import { containsMatch, likeContains } from '../../database/like-contains';
+import { containsMatch, likeContains, termIsCommon } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 
 /** Refuses two cases with one id: results and comparisons match cases by id. */
 function assertUniqueCaseIds(cases: { id: string }[]): void {
@@ -23,6 +24,7 @@ export class ScenariosService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly pager: ListPager,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Creates a scenario at version 1 (a client-sent version is ignored). @throws BadRequestException duplicate case ids */
@@ -49,7 +51,11 @@ export class ScenariosService {
       .createQueryBuilder('scenario')
       .select(['scenario.id', 'scenario.name', 'scenario.description', 'scenario.metadata', 'scenario.version', 'scenario.createdAt', 'scenario.updatedAt'])
       .addSelect('jsonb_array_length(scenario.cases)', 'case_count');
-    if (query.q) builder.where(...containsMatch('scenario.name', 'q', query.q));
+    if (query.q) {
+      // A name common among the scenarios walks the sort index with the ILIKE alone; a rarer one takes the search index.
+      const common = await termIsCommon((sql, parameters) => this.dataSource.query(sql, parameters), 'eval_scenario', 'name', query.q, { commonRows: this.config.paging?.searchTotalExactCap ?? 1_000 });
+      builder.where(...containsMatch('scenario.name', 'q', query.q, { common }));
+    }
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
     const { rows, raws, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.q) });
     const content = rows.map((row, index) => ({
