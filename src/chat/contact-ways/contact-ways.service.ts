@@ -344,6 +344,11 @@ export class ContactWaysService {
       if (!corp) return toPage([], 0, filter);
       builder.andWhere('way.corpId = :corpId', { corpId: corp.id });
     }
+    // No staff user of the tenant matches the staff filters: no way can, and the EXISTS of applyFilters would walk
+    // every way of the tenant to find none (1M rows: 60-80 ms for a userName nobody has).
+    if ((filter.mobile !== undefined || filter.userName !== undefined) && !(await anyStaffMatches(manager, tenantId, filter))) {
+      return toPage([], { page: filter.page, total: 0, totalExact: true, nextCursor: null }, filter);
+    }
     applyFilters(builder, tenantId, filter, !rareName);
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`way.${property}`, direction);
     // Ties: the pager adds the id in the first key's direction (one index per sort serves both directions).
@@ -437,6 +442,14 @@ function assertTypeFits(type: 1 | 2, workChatUserIds: string[]): void {
 function duplicateOr(error: unknown, row: ContactWayEntity): unknown {
   const message = DUPLICATE_MESSAGES[uniqueViolation(error) ?? ''];
   return message ? new ConflictException(message(row)) : error;
+}
+
+/** Whether a staff user of the tenant has the filter's mobile and a name containing its userName (either given). */
+async function anyStaffMatches(manager: EntityManager, tenantId: string, filter: ContactWayFilter): Promise<boolean> {
+  const builder = manager.createQueryBuilder().select('1').from('chat_work_user', 'staff').where('staff.tenant_id = :tenantId', { tenantId });
+  if (filter.mobile !== undefined) builder.andWhere('staff.mobile = :mobile', { mobile: filter.mobile });
+  if (filter.userName !== undefined) builder.andWhere(...containsMatch('staff.name', 'userNamePattern', filter.userName));
+  return (await builder.limit(1).getRawMany()).length > 0;
 }
 
 /** Adds the optional filters of the three list families to the query (the tenant's ways; `commonName`: see scopedTermIsCommon). */
