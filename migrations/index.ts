@@ -38,6 +38,7 @@ import { EvaluationSsoState1795600500000 } from './1795600500000-EvaluationSsoSt
 import { ChatDeliveryLease1795600400000 } from './1795600400000-ChatDeliveryLease';
 import { EvaluationRunWebhookDelivery1795600410000 } from './1795600410000-EvaluationRunWebhookDelivery';
 import { ChatOAuthOperatorFlow1795600600000 } from './1795600600000-ChatOAuthOperatorFlow';
+import { ScopedSearchGrams1795600700000 } from './1795600700000-ScopedSearchGrams';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -81,4 +82,5 @@ export const ALL_MIGRATIONS = [
   EvaluationRunWebhookDelivery1795600410000,
   StaffContactSearchIndexes1795600220000,
   ChatOAuthOperatorFlow1795600600000,
+  ScopedSearchGrams1795600700000,
 ];
