@@ -119,19 +119,26 @@ describe('scopeEqualities', () => {
 });
 
 describe('termIsCommon / containsMatch common (a search without a scope)', () => {
-  it('counts the candidates of the term\'s own search index, at most commonRows + 1, once per term', async () => {
+  it('common past commonRows and 5 % of the table; counts the candidates of the term\'s own search index once', async () => {
     const sent: Array<[string, unknown[] | undefined]> = [];
+    const answers: Record<string, { candidates: number; rows: number }> = { 王: { candidates: 50_000, rows: 1_000_000 }, 王伟明: { candidates: 2_500, rows: 1_000_000 }, 'Quinn%': { candidates: 3, rows: 1_000_000 }, e: { candidates: 900, rows: 1_000 } };
     const run = async (sql: string, parameters?: unknown[]) => {
       sent.push([sql, parameters]);
-      return [{ candidates: sql.includes('atrium_grams') ? 1_001 : 3 }];
+      const term = String(parameters?.[0]).replace(/^%|%$/g, '').replace(/\\%/g, '%');
+      return [answers[term]];
     };
-    expect(await termIsCommon(run, 'eval_scenario', 'name', '王', { commonRows: 1_000 })).toBe(true);
-    expect(await termIsCommon(run, 'eval_scenario', 'name', 'Quinn%', { commonRows: 1_000 })).toBe(false);
-    expect(await termIsCommon(run, 'eval_scenario', 'name', '王', { commonRows: 1_000 })).toBe(true);
-    expect(sent).toEqual([
-      ['SELECT count(*)::int AS candidates FROM (SELECT 1 FROM eval_scenario WHERE atrium_grams(name) @> atrium_term_grams($1) LIMIT 1001) AS found', ['王']],
-      ["SELECT count(*)::int AS candidates FROM (SELECT 1 FROM eval_scenario WHERE name ILIKE $1 ESCAPE '\\' LIMIT 1001) AS found", ['%Quinn\\%%']],
-    ]);
+    const options = { commonRows: 1_000 };
+    expect(await termIsCommon(run, 'eval_scenario', 'name', '王', options)).toBe(true);
+    // 2,500 matches of a million rows: rare (the walk would read 400,000 rows to count 1,001 of them).
+    expect(await termIsCommon(run, 'eval_scenario', 'name', '王伟明', options)).toBe(false);
+    expect(await termIsCommon(run, 'eval_scenario', 'name', 'Quinn%', options)).toBe(false);
+    // 900 of 1,000 rows: within the cap, the search index reads them all.
+    expect(await termIsCommon(run, 'eval_scenario', 'name', 'e', options)).toBe(false);
+    expect(await termIsCommon(run, 'eval_scenario', 'name', '王', options)).toBe(true);
+    expect(sent).toHaveLength(4);
+    expect(sent[0][0]).toContain('WHERE atrium_grams(name) @> atrium_term_grams($1)');
+    expect(sent[0][0]).toContain("LIMIT (SELECT greatest(1001, ceil(reltuples * 0.05))::bigint FROM pg_class WHERE oid = 'eval_scenario'::regclass)");
+    expect(sent[1]).toEqual([expect.stringContaining("WHERE name ILIKE $1 ESCAPE '\\'"), ['%王伟明%']]);
   });
 
   it('a common term: the ILIKE alone on `column || \'\'` (no search index serves it), same pattern', () => {

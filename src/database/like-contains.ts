@@ -191,12 +191,17 @@ export function scopeEqualities(equalities: ReadonlyArray<[column: string, param
   return equalities.map(([column, parameter]) => (indexable ? `${column} = :${parameter}` : `(${column} || '') = :${parameter}`)).join(' AND ');
 }
 
+/** Share of a table's rows a term must match, past the search cap, to be common in a search without a scope. */
+export const COMMON_TERM_SHARE = 0.05;
+
 /**
  * {@link scopedTermIsCommon} for a search without a scope ({@link containsMatch} on a whole table, e.g. the scenarios'
- * `q`): counts the term's candidates in its search index (the character/bigram GIN for 1–2 characters, the trigram
- * GIN's ILIKE for 3+), at most `commonRows + 1`, once per term (kept an hour). Common: the list walks its sort index
- * with the ILIKE alone (the planner would read all of a common term's candidates from the trigram index, 0.4 s for
- * 500,000 of them); rare: the search index finds them.
+ * `q`), where a term's matches grow with the table: common when its candidates in its own search index (the
+ * character/bigram GIN for 1–2 characters, the trigram GIN's ILIKE for 3+) are more than `commonRows` AND at least
+ * {@link COMMON_TERM_SHARE} of the table's rows (pg_class.reltuples) — then the list walks its sort index with the ILIKE
+ * alone and its capped count reads at most (commonRows + 1) / 5 % rows (the planner would read every candidate from
+ * the trigram index: 0.4 s for 500,000); otherwise the search index finds the candidates (at most 5 % of the table).
+ * Counted once per term (at most that many candidates), kept an hour.
  * @param table the searched table; `column` unqualified
  */
 export function termIsCommon(run: RunQuery, table: string, column: string, text: string, options: { commonRows: number }): Promise<boolean> {
@@ -206,10 +211,17 @@ export function termIsCommon(run: RunQuery, table: string, column: string, text:
   if (!deciding) {
     const grams = gramsMatch(`atrium_grams(${column})`, 'term', text);
     const [condition, parameter] = grams ? [`atrium_grams(${column}) @> atrium_term_grams($1)`, text] : [`${column} ILIKE $1 ESCAPE '\\'`, likeContains(text)];
-    const limit = Math.max(0, Math.floor(options.commonRows)) + 1;
-    deciding = run(`SELECT count(*)::int AS candidates FROM (SELECT 1 FROM ${table} WHERE ${condition} LIMIT ${limit}) AS found`, [parameter]).then(
-      (rows) => Number((rows as Array<{ candidates: number }>)[0]?.candidates ?? 0) > options.commonRows,
-    );
+    const cap = Math.max(0, Math.floor(options.commonRows));
+    deciding = run(
+      `SELECT count(*)::int AS candidates, (SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = '${table}'::regclass) AS rows
+         FROM (SELECT 1 FROM ${table} WHERE ${condition}
+                LIMIT (SELECT greatest(${cap + 1}, ceil(reltuples * ${COMMON_TERM_SHARE}))::bigint FROM pg_class WHERE oid = '${table}'::regclass)) AS found`,
+      [parameter],
+    ).then((result) => {
+      const [row] = result as Array<{ candidates: number; rows: number }>;
+      const candidates = Number(row?.candidates ?? 0);
+      return candidates > cap && candidates >= Number(row?.rows ?? 0) * COMMON_TERM_SHARE;
+    });
     commonTerms.set(key, deciding);
     deciding.catch(() => commonTerms.delete(key));
   }
