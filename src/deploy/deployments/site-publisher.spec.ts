@@ -593,6 +593,23 @@ describe('unpackSiteStream (the archive part of a request, unpacked as it arrive
     }
   });
 
+  it('fails, leaving nothing, when the client went away before unpacking began (while the staging folder was made)', async () => {
+    for (const goAway of [(source: PassThrough) => source.destroy(new Error('Request aborted')), (source: PassThrough) => source.destroy()]) {
+      const { source, send } = arriving();
+      source.on('error', () => undefined); // the request's own listener, as in the app
+      send(gzipSync(rawTar([{ name: 'big.bin', body: randomBytes(2 * MB) }])).subarray(0, MB));
+      goAway(source);
+      await new Promise((resolveSoon) => setImmediate(resolveSoon)); // its 'close' is emitted before unpacking listens
+      const error = await unpackSiteStream({ source, sitesRoot, limits: LIMITS }).then(
+        () => undefined,
+        (caught: Error) => caught,
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(ArchiveRejectedError);
+      expect(await tree(join(sitesRoot, '.staging'))).toEqual([]);
+    }
+  });
+
   it('refuses bytes after the gzip member, as it did when the archive was staged on disk', async () => {
     const { source, send } = arriving();
     const unpacking = unpackSiteStream({ source, sitesRoot, limits: LIMITS });

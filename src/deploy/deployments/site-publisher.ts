@@ -628,6 +628,8 @@ async function extractArchive(source: Readable, cwd: string, limits: ArchiveLimi
   source.on('close', onSourceClose);
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) onAbort();
+  // The client may have gone away while the staging folder was made (before these listeners): its 'close' is past.
+  if (source.destroyed && !source.readableEnded) fail(source.errored ?? new Error('the archive ended before its end (the upload was interrupted)'));
   source.pipe(gunzip);
 
   await done;
