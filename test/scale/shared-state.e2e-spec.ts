@@ -44,7 +44,8 @@ describe('state shared by instances on one database (issue 20 item 5)', () => {
     await connection.connect();
     try {
       const rows = (await connection.query(`SELECT name, sealed_value FROM core_shared_secret ORDER BY name`)).rows as { name: string; sealed_value: string }[];
-      expect(rows.map((row) => row.name)).toEqual(['chat-oauth-signing-key', 'eval-session-secret']);
+      // The oidc-provider cookie key too (issue 13's operator flow): per-instance keys would break its sessions.
+      expect(rows.map((row) => row.name)).toEqual(['chat-oauth-cookie-key', 'chat-oauth-signing-key', 'eval-session-secret']);
       for (const row of rows) expect(row.sealed_value).toMatch(/^v1:/);
     } finally {
       await connection.end();
