@@ -6,7 +6,7 @@ import { OAuthClientsService } from '../../src/chat/auth/oauth-clients.service';
 import { TenantsService } from '../../src/chat/tenants/tenants.service';
 import { freePort } from '../support/free-port';
 import { startLoadBalancer } from '../support/load-balancer';
-import { CookieJar, startTestIdentityProvider, TestIdentityProvider } from '../support/peers/oidc-test-provider';
+import { browse, CookieJar, signInThroughProvider, startTestIdentityProvider, TestIdentityProvider } from '../support/peers/oidc-test-provider';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const SSO_CLIENT_ID = 'atrium-operators';
@@ -27,12 +27,6 @@ function pkcePair(): { verifier: string; challenge: string } {
 }
 
 /** One request of a browser: no automatic redirects, cookies from and into the jar. */
-async function browse(jar: CookieJar, url: string, init: RequestInit = {}): Promise<Response> {
-  const cookie = jar.header(url);
-  const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
-  jar.take(url, response);
-  return response;
-}
 
 /** Starts an app on a known port whose public URLs (chat issuer, SSO callback) are its 127.0.0.1 address. */
 async function startOperatorApp(idp: TestIdentityProvider | undefined, extra: Record<string, string> = {}): Promise<TestApp> {
@@ -87,26 +81,7 @@ describe('chat authorization-code flow for operators (issue 13 item 2)', () => {
   /** Goes through the provider's login and consent pages as `login` until it redirects to the SSO callback. */
   async function throughProvider(jar: CookieJar, start: string, login: string): Promise<string> {
     const callbackUrl = testApp.config.evaluationSso.callbackUrl;
-    let url = start;
-    for (let step = 0; step < 12; step++) {
-      if (url.startsWith(callbackUrl)) return url;
-      const response = await browse(jar, url);
-      if ([302, 303].includes(response.status)) {
-        url = new URL(response.headers.get('location')!, url).toString();
-        await response.arrayBuffer();
-        continue;
-      }
-      expect(response.status).toBe(200);
-      const page = await response.text();
-      const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
-      const prompt = /name="prompt" value="([^"]+)"/.exec(page)?.[1];
-      expect(action).toBeDefined();
-      const form = new URLSearchParams(prompt === 'login' ? { prompt, login, password: 'any-password' } : { prompt: prompt ?? 'consent' });
-      const submitted = await browse(jar, new URL(action!, url).toString(), { method: 'POST', body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-      expect([302, 303]).toContain(submitted.status);
-      url = new URL(submitted.headers.get('location')!, url).toString();
-    }
-    throw new Error('The provider never redirected back to the single sign-on callback.');
+    return signInThroughProvider(jar, start, login, (url) => url.startsWith(callbackUrl));
   }
 
   /**
@@ -359,21 +334,7 @@ describe('chat authorization-code flow across instances (issue 20: any instance 
       let url = `${balancer.url}/oauth/auth?${new URLSearchParams({ client_id: SWAGGER_CLIENT, response_type: 'code', redirect_uri: redirectUri, scope: 'platform:admin', code_challenge: challenge, code_challenge_method: 'S256' })}`;
       // Every hop at the balancer lands on the next instance: the interaction, the SSO state, the session and the code
       // are found by whichever instance gets the request.
-      for (let step = 0; step < 20 && !url.startsWith(redirectUri); step++) {
-        const response = await browse(jar, url);
-        if ([302, 303].includes(response.status)) {
-          url = new URL(response.headers.get('location')!, url).toString();
-          await response.arrayBuffer();
-          continue;
-        }
-        expect(response.status).toBe(200);
-        const page = await response.text();
-        const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
-        const prompt = /name="prompt" value="([^"]+)"/.exec(page)?.[1];
-        const form = new URLSearchParams(prompt === 'login' ? { prompt, login: 'alice', password: 'any-password' } : { prompt: prompt ?? 'consent' });
-        const submitted = await browse(jar, new URL(action!, url).toString(), { method: 'POST', body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-        url = new URL(submitted.headers.get('location')!, url).toString();
-      }
+      url = await signInThroughProvider(jar, url, 'alice', (at) => at.startsWith(redirectUri), 20);
       const code = new URL(url).searchParams.get('code');
       expect(code).toBeTruthy();
       const exchanged = await fetch(`${balancer.url}/oauth/token`, {

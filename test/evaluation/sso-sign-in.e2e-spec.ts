@@ -2,7 +2,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { startTestApp, TestApp } from '../support/test-app';
-import { CookieJar, startTestIdentityProvider, TestIdentityProvider } from '../support/peers/oidc-test-provider';
+import { browse, CookieJar, signInThroughProvider, startTestIdentityProvider, TestIdentityProvider } from '../support/peers/oidc-test-provider';
 
 const CLIENT_ID = 'atrium-eval';
 const CLIENT_SECRET = 'atrium-eval-client-secret-0123456789';
@@ -58,14 +58,6 @@ describe('evaluation single sign-on (issue 13 item 2)', () => {
     return `${testApp.baseUrl}${parsed.pathname}${parsed.search}`;
   };
 
-  /** One request of the browser: no automatic redirects, cookies from and into the jar. */
-  const browse = async (jar: CookieJar, url: string, init: RequestInit = {}): Promise<Response> => {
-    const cookie = jar.header(url);
-    const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
-    jar.take(url, response);
-    return response;
-  };
-
   /**
    * Starts a sign-in at the app and goes through the provider's pages as `login` until the provider sends the browser
    * back to the callback.
@@ -75,26 +67,8 @@ describe('evaluation single sign-on (issue 13 item 2)', () => {
     const start = await browse(jar, `${testApp.baseUrl}/api/auth/sso/login`);
     expect(start.status).toBe(302);
     const authorize = new URL(start.headers.get('location')!);
-    let url = authorize.toString();
-    for (let step = 0; step < 12; step++) {
-      if (url.startsWith(callbackUrl)) return { callback: atApp(url), authorize };
-      const response = await browse(jar, url);
-      if ([302, 303].includes(response.status)) {
-        url = new URL(response.headers.get('location')!, url).toString();
-        await response.arrayBuffer();
-        continue;
-      }
-      expect(response.status).toBe(200);
-      const page = await response.text();
-      const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
-      const prompt = /name="prompt" value="([^"]+)"/.exec(page)?.[1];
-      expect(action).toBeDefined();
-      const form = new URLSearchParams(prompt === 'login' ? { prompt, login, password: 'any-password' } : { prompt: prompt ?? 'consent' });
-      const submitted = await browse(jar, new URL(action!, url).toString(), { method: 'POST', body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-      expect([302, 303]).toContain(submitted.status);
-      url = new URL(submitted.headers.get('location')!, url).toString();
-    }
-    throw new Error('The provider never redirected back to the callback.');
+    const url = await signInThroughProvider(jar, authorize.toString(), login, (at) => at.startsWith(callbackUrl));
+    return { callback: atApp(url), authorize };
   };
 
   /** Whether the state of a callback URL is still stored (it must be consumed by any callback that used it). */

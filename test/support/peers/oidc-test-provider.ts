@@ -102,3 +102,41 @@ export class CookieJar {
     return this.cookies.get(new URL(url).origin)?.get(name);
   }
 }
+
+/** One request of the test's browser: no automatic redirects, cookies from and into `jar`. */
+export async function browse(jar: CookieJar, url: string, init: RequestInit = {}): Promise<Response> {
+  const cookie = jar.header(url);
+  const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
+  jar.take(url, response);
+  return response;
+}
+
+/**
+ * Follows redirects from `start` as the test's browser, filling the test provider's login form as `login` (any
+ * password) and its consent form, until a URL that `arrived` accepts; at most `maxSteps` hops.
+ * @returns that URL (not requested)
+ * @throws Error when it was not reached within `maxSteps`; a failed expectation on an unexpected page
+ */
+export async function signInThroughProvider(jar: CookieJar, start: string, login: string, arrived: (url: string) => boolean, maxSteps = 12): Promise<string> {
+  let url = start;
+  for (let step = 0; step < maxSteps; step++) {
+    if (arrived(url)) return url;
+    const response = await browse(jar, url);
+    if ([302, 303].includes(response.status)) {
+      url = new URL(response.headers.get('location')!, url).toString();
+      await response.arrayBuffer();
+      continue;
+    }
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
+    const prompt = /name="prompt" value="([^"]+)"/.exec(page)?.[1];
+    expect(action).toBeDefined();
+    const form = new URLSearchParams(prompt === 'login' ? { prompt, login, password: 'any-password' } : { prompt: prompt ?? 'consent' });
+    const submitted = await browse(jar, new URL(action!, url).toString(), { method: 'POST', body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect([302, 303]).toContain(submitted.status);
+    url = new URL(submitted.headers.get('location')!, url).toString();
+  }
+  if (arrived(url)) return url;
+  throw new Error(`The browser did not arrive within ${maxSteps} steps from ${start} (last: ${url}).`);
+}
