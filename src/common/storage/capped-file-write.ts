@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BlobTooLargeError } from './storage.port';
@@ -11,10 +11,13 @@ import { BlobTooLargeError } from './storage.port';
  * @param mode file mode of the new file
  * @returns bytes written and their SHA-256 (hex)
  * @throws BlobTooLargeError past `maxBytes` (the partial file stays; the caller removes it)
+ * The file is opened before the first byte is read: a stream that opened it lazily could create it after a refusal
+ * had already been answered and the caller's cleanup had run, leaving a partial file behind.
  */
 export async function writeCappedFile(source: Readable, path: string, maxBytes: number, mode: number): Promise<{ size: number; sha256: string }> {
   const hash = createHash('sha256');
   let size = 0;
+  const handle = await open(path, 'wx', mode);
   await pipeline(
     source,
     new Transform({
@@ -25,7 +28,7 @@ export async function writeCappedFile(source: Readable, path: string, maxBytes: 
         done(null, chunk);
       },
     }),
-    createWriteStream(path, { flags: 'wx', mode }),
+    handle.createWriteStream(),
   );
   return { size, sha256: hash.digest('hex') };
 }
