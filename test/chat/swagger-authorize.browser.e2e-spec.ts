@@ -1,19 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { TenantsService } from '../../src/chat/tenants/tenants.service';
+import { describeWithChromium, launchChromium } from '../support/chromium';
 import { freePort } from '../support/free-port';
 import { startTestIdentityProvider, type TestIdentityProvider } from '../support/peers/oidc-test-provider';
 import { startTestApp, type TestApp } from '../support/test-app';
 
-/** Debian's chromium (installed by .ci/run); the test is skipped, naming the package, when it is missing. */
-const CHROMIUM = '/usr/bin/chromium';
-const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) {
-  // eslint-disable-next-line no-console
-  console.warn(`Swagger UI authorize browser test skipped: ${CHROMIUM} is missing (install the Debian package "chromium")`);
-}
 
 const SSO_CLIENT_ID = 'atrium-operators';
 const SSO_CLIENT_SECRET = 'atrium-operators-client-secret-0123456789';
@@ -26,11 +17,11 @@ const TENANT = 'acme';
  * out" → "Execute", which answers 200 (and 404 for a tenant that does not exist: past the auth check, not a 401).
  * The request Swagger UI made carries the operator's token (`sub` = the signed-in operator).
  */
-describeWithChromium('Swagger UI "Authorize" with the authorization-code flow (real browser, issue 13 acceptance 3)', () => {
+describeWithChromium('Swagger UI authorize browser test')('Swagger UI "Authorize" with the authorization-code flow (real browser, issue 13 acceptance 3)', () => {
   let idp: TestIdentityProvider;
   let testApp: TestApp;
   let context: BrowserContext;
-  let profileDir: string;
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
 
   beforeAll(async () => {
     idp = await startTestIdentityProvider([{ login: 'alice', claims: { email: 'alice@example.com', email_verified: true, preferred_username: 'alice' } }]);
@@ -47,19 +38,14 @@ describeWithChromium('Swagger UI "Authorize" with the authorization-code flow (r
     });
     await idp.register({ clientId: SSO_CLIENT_ID, clientSecret: SSO_CLIENT_SECRET, redirectUri: `${base}/api/auth/sso/callback` });
     await testApp.app.get(TenantsService).create({ id: TENANT, name: 'Acme' });
-    profileDir = mkdtempSync(join(tmpdir(), 'atrium-chromium-'));
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
+    context = browser.context;
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await testApp?.close();
     await idp?.close();
-    if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   });
 
   it('authorizes through the operator sign-in and calls a chat GET route with 200', async () => {

@@ -1,24 +1,18 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { DeployApiClient } from '../../src/cli/deploy/deploy-api.client';
 import { deploySiteDirectory } from '../../src/cli/deploy/deploy-site';
+import { describeWithChromium, launchChromium } from '../support/chromium';
 import { startTestApp, TEST_OWNER_TOKEN, TEST_REGISTRATION_KEY, TestApp } from '../support/test-app';
 
-/** Debian's chromium (installed by .ci/run); the test is skipped, naming the package, when it is missing. */
-const CHROMIUM = '/usr/bin/chromium';
 /** Planted on the app's origin only: the listener must never receive it. */
 const CANARY = `canary-${Math.random().toString(36).slice(2)}-${Date.now()}`;
 /** Planted on the control's origin: the listener must receive it there, or the probe could not detect a leak. */
 const CONTROL_CANARY = `control-${Math.random().toString(36).slice(2)}-${Date.now()}`;
-const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) {
-  // eslint-disable-next-line no-console
-  console.warn(`site isolation browser test skipped: ${CHROMIUM} is missing (install the Debian package "chromium")`);
-}
 
 /** What the local listener received: one entry per POST body. */
 interface Listener {
@@ -101,12 +95,12 @@ function writeProbeSite(dir: string, listenerUrl: string): void {
  * token, and the page still renders. The control, the same page through a proxy that only drops the CSP, leaks both,
  * so the test can fail.
  */
-describeWithChromium('published sites on an opaque origin (real browser, issue 12 acceptance 4)', () => {
+describeWithChromium('site isolation browser test')('published sites on an opaque origin (real browser, issue 12 acceptance 4)', () => {
   let testApp: TestApp;
   let listener: Listener;
   let proxy: { url: string; close(): Promise<void> };
   let context: BrowserContext;
-  let profileDir: string;
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   let siteDir: string;
   let sitePath: string;
 
@@ -122,20 +116,16 @@ describeWithChromium('published sites on an opaque origin (real browser, issue 1
     );
     const { deployment } = await deploySiteDirectory(client, siteDir, { projectName: 'probe', contactId: 'c-probe' });
     sitePath = new URL(deployment.url).pathname;
-    profileDir = mkdtempSync(join(tmpdir(), 'atrium-chromium-'));
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
+    context = browser.context;
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await proxy?.close();
     await listener?.close();
     await testApp?.close();
-    for (const dir of [profileDir, siteDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+    if (siteDir) rmSync(siteDir, { recursive: true, force: true });
   });
 
   /** The operator signs in to Swagger UI on `origin` with the owner token and has a canary in storage and cookies. */
