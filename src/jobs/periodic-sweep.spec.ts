@@ -1,5 +1,10 @@
 import type { Logger } from '@nestjs/common';
+import { eventually } from '../../test/support/async';
 import { PeriodicSweep } from './periodic-sweep';
+
+/** Waits for `count()` to reach `atLeast` passes; counts passes, not milliseconds, so a loaded machine only makes it slower. */
+const passesReach = (count: () => number, atLeast: number) =>
+  eventually(`${atLeast} passes`, async () => (count() >= atLeast ? true : undefined), { intervalMs: 2, timeoutMs: 10_000 });
 
 describe('PeriodicSweep', () => {
   const logger = () => ({ error: jest.fn() }) as unknown as Logger & { error: jest.Mock };
@@ -31,7 +36,7 @@ describe('PeriodicSweep', () => {
       throw new Error('database away');
     }, log);
     sweep.start(5);
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await passesReach(() => passes, 2);
     await sweep.stop();
     expect(passes).toBeGreaterThan(1);
     expect(log.error).toHaveBeenCalledWith('Test sweep failed: database away', expect.any(String));
@@ -45,13 +50,13 @@ describe('PeriodicSweep', () => {
       if (down) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     }, logger());
     sweep.start(10);
-    await new Promise((resolve) => setTimeout(resolve, 35));
+    await passesReach(() => seen.length, 2);
     expect(seen.every((ms) => ms === Infinity)).toBe(true); // no outage seen yet
     down = true;
-    await new Promise((resolve) => setTimeout(resolve, 35));
+    await passesReach(() => seen.length, seen.length + 2);
     down = false;
     const recoveredAt = seen.length;
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await passesReach(() => seen.length, recoveredAt + 5);
     await sweep.stop();
     const after = seen.slice(recoveredAt);
     expect(after[0]).toBe(0); // the first pass after the outage
@@ -68,7 +73,7 @@ describe('PeriodicSweep', () => {
       throw new Error('syntax error at or near "SELEC"');
     }, logger());
     sweep.start(5);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await passesReach(() => seen.length, 3);
     await sweep.stop();
     expect(seen.length).toBeGreaterThan(1);
     expect(seen.every((ms) => ms === Infinity)).toBe(true);
