@@ -1,4 +1,4 @@
-import { containsMatch, gramsMatch, likeContains, scopedContainsAny, scopedContainsMatch, scopedTermIsCommon, scopeEqualities, setTrigramSearch, termIsCommon } from './like-contains';
+import { containsMatch, gramsMatch, likeContains, scopedContainsAny, scopedContainsMatch, scopedTermIsCommon, scopeEqualities, searchMatch, searchScope, searchScopeCondition, searchTermIsCommon, setTrigramSearch, termIsCommon, type ListSearch } from './like-contains';
 
 describe('likeContains', () => {
   it('escapes LIKE wildcards and the escape character and wraps the text in %…%', () => {
@@ -146,3 +146,43 @@ describe('termIsCommon / containsMatch common (a search without a scope)', () =>
   });
 });
 
+
+describe('ListSearch: one description of a list\'s search for its statement and its decision', () => {
+  const staff: ListSearch = {
+    table: 'chat_external_contact',
+    alias: 'contact',
+    scope: [
+      { column: 'tenant_id', parameter: 'tenantId', value: 'acme' },
+      { column: 'work_chat_user_id', parameter: 'staff', value: 'zhangsan' },
+    ],
+    columns: ['name', 'remark'],
+  };
+
+  it('derives the aliased scope for the statement and the bare one for the candidate count', () => {
+    expect(searchScope(staff, true)).toEqual({ columns: ['contact.tenant_id', 'contact.work_chat_user_id'], values: ['acme', 'zhangsan'] });
+    expect(searchScope(staff, false)).toEqual({ columns: ['tenant_id', 'work_chat_user_id'], values: ['acme', 'zhangsan'] });
+    expect(searchScopeCondition(staff, false)).toEqual(['contact.tenant_id = :tenantId AND contact.work_chat_user_id = :staff', { tenantId: 'acme', staff: 'zhangsan' }]);
+    expect(searchScopeCondition(staff, true)[0]).toBe("(contact.tenant_id || '') = :tenantId AND (contact.work_chat_user_id || '') = :staff");
+  });
+
+  it('matches as scopedContainsAny on the aliased columns (grams unless common), or containsMatch without a scope', () => {
+    const orElse: [string, Record<string, unknown>] = ['contact.ext = :k', { k: 'Li' }];
+    expect(searchMatch(staff, 'p', 'Li', { common: false, orElse })).toEqual(scopedContainsAny(['contact.name', 'contact.remark'], searchScope(staff, true), 'p', 'Li', orElse));
+    expect(searchMatch(staff, 'p', 'Li', { common: true })).toEqual(scopedContainsAny(['contact.name', 'contact.remark'], searchScope(staff, true), 'p', 'Li', undefined, { grams: false }));
+    const scenarios: ListSearch = { table: 'eval_scenario', alias: 'scenario', scope: [], columns: ['name'] };
+    expect(searchMatch(scenarios, 'q', '王', { common: true })).toEqual(containsMatch('scenario.name', 'q', '王', { common: true }));
+    expect(() => searchMatch({ ...scenarios, columns: ['name', 'description'] }, 'q', 'x', { common: false })).toThrow('one column');
+  });
+
+  it('decides in the scope with the bare columns, or in the table without a scope', async () => {
+    const sent: string[] = [];
+    const run = async (sql: string) => {
+      sent.push(sql);
+      return [{ candidates: 2, rows: 10 }];
+    };
+    expect(await searchTermIsCommon(run, staff, 'ListSearch-term', 1)).toBe(true);
+    expect(sent[0]).toContain("FROM chat_external_contact WHERE atrium_scoped_grams(tenant_id || '/' || work_chat_user_id, name)");
+    expect(await searchTermIsCommon(run, { table: 'eval_scenario', alias: 's', scope: [], columns: ['name'] }, 'ListSearch-term', 1)).toBe(true);
+    expect(sent[1]).toContain('FROM eval_scenario WHERE name ILIKE $1');
+  });
+});

@@ -228,3 +228,67 @@ export function termIsCommon(run: RunQuery, table: string, column: string, text:
   return deciding;
 }
 
+
+/** One scope column of a {@link ListSearch}: the table's column (unqualified), its parameter name in the list's statement, and this request's value. */
+export interface ScopeColumn {
+  column: string;
+  parameter: string;
+  value: string;
+}
+
+/**
+ * A list's contains-search, described once for both its statement and its common-or-rare decision (issue 23
+ * acceptance 1): the searched table, the alias the list's query gives it, the scope (the equality columns of the
+ * scoped grams index, in its order: migrations 1795600700000 and later; none for a whole-table search) and the searched
+ * columns. Columns are unqualified here; {@link searchMatch} and {@link searchScopeCondition} qualify them with the
+ * alias, the candidate count ({@link searchTermIsCommon}) reads them bare.
+ */
+export interface ListSearch {
+  table: string;
+  alias: string;
+  scope: readonly ScopeColumn[];
+  columns: readonly string[];
+}
+
+/** The search's scope with its columns qualified by the list's alias (`contact.tenant_id`) or bare (`tenant_id`, for the candidate count). */
+export function searchScope(search: ListSearch, qualified: boolean): SearchScope {
+  return { columns: search.scope.map(({ column }) => (qualified ? `${search.alias}.${column}` : column)), values: search.scope.map(({ value }) => value) };
+}
+
+/**
+ * Whether `text` is common for `search` — in its scope ({@link scopedTermIsCommon}) or, without a scope, in its table
+ * ({@link termIsCommon}, one column only) — counting at most `commonRows + 1` candidates once per term (kept an hour).
+ * Lists call it through {@link import('../common/paging/list-pager').ListPager.isCommonTerm}, which passes the
+ * configured search cap.
+ * @throws Error a search without a scope over more than one column (a programming error)
+ */
+export function searchTermIsCommon(run: RunQuery, search: ListSearch, text: string, commonRows: number): Promise<boolean> {
+  if (search.scope.length > 0) return scopedTermIsCommon(run, search.table, searchScope(search, false), search.columns, text, { commonRows });
+  if (search.columns.length !== 1) throw new Error(`A search without a scope reads one column (${search.table}: ${search.columns.join(', ')}).`);
+  return termIsCommon(run, search.table, search.columns[0], text, { commonRows });
+}
+
+/**
+ * The search's condition on its columns (qualified with the alias): with a scope, {@link scopedContainsAny} (grams
+ * unless `common`); without, {@link containsMatch} on its one column.
+ * @param options.common the term's decision ({@link searchTermIsCommon})
+ * @param options.orElse another condition that also selects a row (scoped searches only)
+ */
+export function searchMatch(search: ListSearch, parameter: string, text: string, options: { common: boolean; orElse?: [string, Record<string, unknown>] }): [string, Record<string, unknown>] {
+  const columns = search.columns.map((column) => `${search.alias}.${column}`);
+  if (search.scope.length > 0) return scopedContainsAny(columns, searchScope(search, true), parameter, text, options.orElse, { grams: !options.common });
+  if (columns.length !== 1 || options.orElse) throw new Error(`A search without a scope reads one column and no other condition (${search.table}).`);
+  return containsMatch(columns[0], parameter, text, { common: options.common });
+}
+
+/**
+ * The scope's equalities of the list's statement ({@link scopeEqualities}, qualified with the alias) and their
+ * parameters: plain filters when the scoped grams index finds the rows (`rare`: a term rare in its scope), indexable
+ * otherwise (no term, or a common one).
+ */
+export function searchScopeCondition(search: ListSearch, rare: boolean): [string, Record<string, string>] {
+  return [
+    scopeEqualities(search.scope.map(({ column, parameter }) => [`${search.alias}.${column}`, parameter]), !rare),
+    Object.fromEntries(search.scope.map(({ parameter, value }) => [parameter, value])),
+  ];
+}

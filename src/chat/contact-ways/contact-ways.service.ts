@@ -30,7 +30,7 @@ import {
   requireDigitalStaff,
   requireStaffUsers,
 } from './way-support';
-import { containsMatch, scopeEqualities, scopedContainsAny, scopedTermIsCommon } from '../../database/like-contains';
+import { containsMatch, searchMatch, searchScopeCondition, type ListSearch } from '../../database/like-contains';
 
 /**
  * What creating or updating a contact way takes, whichever API family the request came from (ContactWayRequestV1,
@@ -331,13 +331,10 @@ export class ContactWaysService {
     const order = toOrder(filter.sort, CONTACT_WAY_SORT_FIELDS, { createdAt: 'DESC' });
     const manager = this.dataSource.manager;
     // A name rare among the tenant's ways is found through the tenant's scoped grams index alone (the tenant is then a
-    // plain filter: scopeEqualities); a common one by walking the sort index with the ILIKE (a page is found early).
-    const rareName =
-      filter.name !== undefined &&
-      !(await scopedTermIsCommon((sql, parameters) => manager.query(sql, parameters), 'chat_contact_way', { columns: ['tenant_id'], values: [tenantId] }, ['name'], filter.name, {
-        commonRows: this.config.paging?.searchTotalExactCap ?? 1_000,
-      }));
-    const builder = manager.createQueryBuilder(ContactWayEntity, 'way').where(scopeEqualities([['way.tenant_id', 'tenantId']], !rareName), { tenantId });
+    // plain filter: searchScopeCondition); a common one by walking the sort index with the ILIKE (a page is found early).
+    const search = contactWaySearch(tenantId);
+    const commonName = filter.name !== undefined ? await this.pager.isCommonTerm(manager, search, filter.name) : true;
+    const builder = manager.createQueryBuilder(ContactWayEntity, 'way').where(...searchScopeCondition(search, !commonName));
     const corpName = filter.requiredCorpName ?? filter.corpName;
     if (corpName !== undefined) {
       const corp = filter.requiredCorpName !== undefined ? await this.corpDirectory.byName(tenantId, corpName) : await this.corpDirectory.findByName(tenantId, corpName);
@@ -349,7 +346,7 @@ export class ContactWaysService {
     if ((filter.mobile !== undefined || filter.userName !== undefined) && !(await anyStaffMatches(manager, tenantId, filter))) {
       return toPage([], { page: filter.page, total: 0, totalExact: true, nextCursor: null }, filter);
     }
-    applyFilters(builder, tenantId, filter, !rareName);
+    applyFilters(builder, search, filter, commonName);
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`way.${property}`, direction);
     // Ties: the pager adds the id in the first key's direction (one index per sort serves both directions).
     // A name/userName search counts exactly only up to PAGING_SEARCH_TOTAL_EXACT_CAP (docs/lists-and-search.md).
@@ -452,12 +449,12 @@ async function anyStaffMatches(manager: EntityManager, tenantId: string, filter:
   return (await builder.limit(1).getRawMany()).length > 0;
 }
 
-/** Adds the optional filters of the three list families to the query (the tenant's ways; `commonName`: see scopedTermIsCommon). */
-function applyFilters(builder: SelectQueryBuilder<ContactWayEntity>, tenantId: string, filter: ContactWayFilter, commonName: boolean): void {
+/** Adds the optional filters of the three list families to the query (the tenant's ways, `search`; `commonName`: see ListPager.isCommonTerm). */
+function applyFilters(builder: SelectQueryBuilder<ContactWayEntity>, search: ListSearch, filter: ContactWayFilter, commonName: boolean): void {
   if (!filter.includeHidden) builder.andWhere('way.hidden = false');
   if (filter.id !== undefined) builder.andWhere('way.id = :id', { id: filter.id });
   // The tenant's scoped grams index (migration 1795600700000): a rare name costs its matches in the tenant, not the table's.
-  if (filter.name !== undefined) builder.andWhere(...scopedContainsAny(['way.name'], { columns: ['way.tenant_id'], values: [tenantId] }, 'namePattern', filter.name, undefined, { grams: !commonName }));
+  if (filter.name !== undefined) builder.andWhere(...searchMatch(search, 'namePattern', filter.name, { common: commonName }));
   if (filter.relevanceCode !== undefined) builder.andWhere('way.relevanceCode = :relevanceCode', { relevanceCode: filter.relevanceCode });
   if (filter.state !== undefined) builder.andWhere('way.state = :state', { state: filter.state });
   if (filter.channelName !== undefined) builder.andWhere('way.channelName = :channelName', { channelName: filter.channelName });
@@ -478,4 +475,9 @@ function applyFilters(builder: SelectQueryBuilder<ContactWayEntity>, tenantId: s
       ...userName?.[1],
     });
   }
+}
+
+/** The contact way name search's one description (migration 1795600700000): scoped by tenant (`:tenantId`), over the name. */
+function contactWaySearch(tenantId: string): ListSearch {
+  return { table: 'chat_contact_way', alias: 'way', scope: [{ column: 'tenant_id', parameter: 'tenantId', value: tenantId }], columns: ['name'] };
 }

@@ -31,7 +31,7 @@ import {
   toChatContactsExternalDto,
   toExternalContactDtoV1,
 } from './external-contacts.dto';
-import { scopeEqualities, scopedContainsAny, scopedTermIsCommon } from '../../database/like-contains';
+import { searchMatch, searchScopeCondition, type ListSearch } from '../../database/like-contains';
 
 /**
  * External contacts (chat-management-api.md, External contact; issue 5, "External contacts"): the console's read,
@@ -83,18 +83,14 @@ export class ExternalContactsService {
     const order = toOrder(query.sort, CHAT_CONTACTS_EXTERNAL_SORT_FIELDS, { createdAt: 'DESC' });
     const range = parseChatTimeRange(query.startCreateTime, query.endCreateTime, ['startCreateTime', 'endCreateTime']);
     // A keyword rare among the staff member's contacts is found through the scoped grams indexes alone (the scope is
-    // then a plain filter: scopeEqualities); a common one by walking the sort index with the ILIKEs (a page is found early).
-    const scope = { columns: ['contact.tenant_id', 'contact.work_chat_user_id'], values: [tenantId, workChatUserId] };
-    const rareKeyword =
-      Boolean(query.keyword) &&
-      !(await scopedTermIsCommon((sql, parameters) => this.dataSource.query(sql, parameters), 'chat_external_contact', { columns: ['tenant_id', 'work_chat_user_id'], values: scope.values }, ['name', 'remark'], query.keyword!, {
-        commonRows: this.config.paging?.searchTotalExactCap ?? 1_000,
-      }));
-    const staffScope = scopeEqualities([['contact.tenant_id', 'tenantId'], ['contact.work_chat_user_id', 'workChatUserId']], !rareKeyword);
+    // then a plain filter: searchScopeCondition); a common one by walking the sort index with the ILIKEs (a page is found early).
+    const search = staffContactSearch(tenantId, workChatUserId);
+    const commonKeyword = query.keyword ? await this.pager.isCommonTerm(this.dataSource, search, query.keyword) : true;
+    const [staffScope, scopeParameters] = searchScopeCondition(search, !commonKeyword);
     const builder = this.dataSource
       .getRepository(ExternalContactEntity)
       .createQueryBuilder('contact')
-      .where(`${staffScope} AND NOT contact.sandbox`, { tenantId, workChatUserId });
+      .where(`${staffScope} AND NOT contact.sandbox`, scopeParameters);
     if (query.corpId) builder.andWhere('contact.corp_id = :corpId', { corpId: query.corpId });
     if (query.state) builder.andWhere('contact.state = :state', { state: query.state });
     if (query.aiEnabled !== undefined) builder.andWhere('contact.ai_enabled = :aiEnabled', { aiEnabled: query.aiEnabled });
@@ -104,7 +100,7 @@ export class ExternalContactsService {
       // Name or remark contains it (the staff member's scoped grams indexes, migration 1795600700000), or the external user id is it.
       // The tenant is repeated in the external user id's arm so that its btree serves it when the scope is a plain filter.
       const orElse: [string, Record<string, unknown>] = ['(contact.tenant_id = :tenantId AND contact.external_user_id = :keyword)', { keyword: query.keyword }];
-      builder.andWhere(...scopedContainsAny(['contact.name', 'contact.remark'], scope, 'pattern', query.keyword, orElse, { grams: rareKeyword }));
+      builder.andWhere(...searchMatch(search, 'pattern', query.keyword, { common: commonKeyword, orElse }));
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`contact.${property}`, direction, direction === 'DESC' ? 'NULLS LAST' : 'NULLS FIRST');
     // Ties: id ascending under the default (descending) order, descending under an ascending one, so one index per
@@ -354,4 +350,20 @@ function contactNotFound(contactId: string, workChatUserId: string): NotFoundExc
 
 function refNotFound(corp: WorkChatCorpEntity, userId: string, externalUserId: string): NotFoundException {
   return new NotFoundException(`Staff member ${userId} has no customer ${externalUserId} in corp "${corp.corpName}".`);
+}
+
+/**
+ * The staff contact search's one description (migration 1795600700000): scoped by tenant and staff member, over name
+ * and remark. Its scope parameters are the list statement's own (`:tenantId`, `:workChatUserId`).
+ */
+function staffContactSearch(tenantId: string, workChatUserId: string): ListSearch {
+  return {
+    table: 'chat_external_contact',
+    alias: 'contact',
+    scope: [
+      { column: 'tenant_id', parameter: 'tenantId', value: tenantId },
+      { column: 'work_chat_user_id', parameter: 'workChatUserId', value: workChatUserId },
+    ],
+    columns: ['name', 'remark'],
+  };
 }

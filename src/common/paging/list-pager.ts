@@ -6,6 +6,7 @@ import type { QueryExpressionMap } from 'typeorm/query-builder/QueryExpressionMa
 import { RawSqlResultsToEntityTransformer } from 'typeorm/query-builder/transformer/RawSqlResultsToEntityTransformer';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { secretSealer } from '../crypto/secret-sealer';
+import { searchTermIsCommon, type ListSearch } from '../../database/like-contains';
 import { cursorKeyOf, listFingerprint, openCursor, signCursor } from './cursor';
 import { keysetPhases, type OrderKey } from './keyset.rules';
 
@@ -152,6 +153,17 @@ export class ListPager {
     const builder = repository.createQueryBuilder('row').setFindOptions({ where: options.where });
     for (const [property, direction] of Object.entries(options.order)) builder.addOrderBy(`row.${property}`, direction);
     return this.page(builder, request);
+  }
+
+  /**
+   * Whether a list's search term is common (issue 23 acceptance 1; docs/lists-and-search.md): counts at most
+   * PAGING_SEARCH_TOTAL_EXACT_CAP + 1 of its candidates in its search index, once per term and scope (kept an hour).
+   * A common term walks the list's sort index with the ILIKEs alone; a rare one reads its candidates from the index.
+   * @param database runs the count (a DataSource or EntityManager)
+   * @param search the list's table, alias, scope and searched columns
+   */
+  isCommonTerm(database: { query(sql: string, parameters?: unknown[]): Promise<unknown> }, search: ListSearch, text: string): Promise<boolean> {
+    return searchTermIsCommon((sql, parameters) => database.query(sql, parameters), search, text, this.options.searchExactCap ?? this.options.exactCap);
   }
 
   /**

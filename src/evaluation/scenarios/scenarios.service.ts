@@ -5,7 +5,7 @@ import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ScenarioCase, ScenarioEntity } from './scenario.entity';
 import { SCENARIO_SORT_FIELDS, CreateScenarioDto, ScenarioDto, ScenarioQueryDto, ScenarioSummaryDto, UpdateScenarioDto, toScenarioDto } from './scenarios.dto';
 import { nextScenarioVersion } from './syllabus';
-import { containsMatch, likeContains, termIsCommon } from '../../database/like-contains';
+import { likeContains, searchMatch, type ListSearch } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 
@@ -17,6 +17,9 @@ function assertUniqueCaseIds(cases: { id: string }[]): void {
     seen.add(item.id);
   }
 }
+
+/** The scenarios' name search (`q`): a table without tenants, so no scope (termIsCommon decides common or rare). */
+const SCENARIO_SEARCH: ListSearch = { table: 'eval_scenario', alias: 'scenario', scope: [], columns: ['name'] };
 
 /** Scenario CRUD with system-kept versions (evaluation-platform.md, Resources: Scenario; rules 1–2). */
 @Injectable()
@@ -53,8 +56,8 @@ export class ScenariosService {
       .addSelect('jsonb_array_length(scenario.cases)', 'case_count');
     if (query.q) {
       // A name common among the scenarios walks the sort index with the ILIKE alone; a rarer one takes the search index.
-      const common = await termIsCommon((sql, parameters) => this.dataSource.query(sql, parameters), 'eval_scenario', 'name', query.q, { commonRows: this.config.paging?.searchTotalExactCap ?? 1_000 });
-      builder.where(...containsMatch('scenario.name', 'q', query.q, { common }));
+      const common = await this.pager.isCommonTerm(this.dataSource, SCENARIO_SEARCH, query.q);
+      builder.where(...searchMatch(SCENARIO_SEARCH, 'q', query.q, { common }));
     }
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
     const { rows, raws, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.q) });
