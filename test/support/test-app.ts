@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { Client } from 'pg';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { createRootLogger, PinoNestLogger } from '../../src/common/logging/logger';
@@ -12,6 +11,7 @@ import { loadConfig } from '../../src/app.config';
 import { AppConfig } from '../../src/config/app-config';
 import { freePort } from './free-port';
 import { installResponseRecorder, loadServedDocument } from './response-contract';
+import { createSuiteDatabase, dropDatabase, withDatabase } from './test-database';
 
 /** A running Atrium on 127.0.0.1 with its own fresh database and data folder. */
 export interface TestApp {
@@ -30,16 +30,9 @@ export const TEST_OWNER_TOKEN = 'test-owner-token-0123456789abcdefghij';
 /** ATRIUM_SECRET_KEY of test apps: one key for every start, so a restart on the same database (new DATA_DIR) opens its sealed secrets. */
 export const TEST_SECRET_KEY = '7465737420736563726574206b6579202d2d206e6f7420666f722070726f6421';
 
-/** `url` with its database name replaced. */
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
 /**
- * Boots the real AppModule over real HTTP against a new database (created on the server of
- * ATRIUM_TEST_DATABASE_URL, dropped on close), with data folders in a temp directory.
+ * Boots the real AppModule over real HTTP against a new database (a copy of the run's migrated template on the server
+ * of ATRIUM_TEST_DATABASE_URL, dropped on close), with data folders in a temp directory.
  * @param env extra environment variables (strings, as the process would see them)
  * @param options.logLines collects the app's warning and error log lines (JSON) instead of discarding them
  * @param options.database use this existing database (a second instance, or a restart) instead of a new one
@@ -52,13 +45,7 @@ export async function startTestApp(
   const serverUrl = process.env.ATRIUM_TEST_DATABASE_URL;
   if (!serverUrl) throw new Error('ATRIUM_TEST_DATABASE_URL is not set: run the e2e tests through jest (global-setup).');
   const ownsDatabase = !options.database;
-  const database = options.database ?? `atrium_e2e_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
-  if (ownsDatabase) {
-    const admin = new Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    await admin.end();
-  }
+  const database = options.database ?? (await createSuiteDatabase('atrium_e2e')).name;
 
   const dataDir = mkdtempSync(join(tmpdir(), 'atrium-e2e-'));
   // A suite that must know the URL before the start (public URLs in its configuration) picks the port itself.
@@ -98,10 +85,7 @@ export async function startTestApp(
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
       if (!(options.dropDatabaseOnClose ?? ownsDatabase)) return;
-      const cleanup = new Client({ connectionString: serverUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await cleanup.end();
+      await dropDatabase(serverUrl, database);
     },
   };
 }

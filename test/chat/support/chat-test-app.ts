@@ -5,7 +5,6 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import request from 'supertest';
 import { AppModule } from '../../../src/app.module';
 import { ChatModule } from '../../../src/chat/chat.module';
@@ -19,6 +18,7 @@ import { createRootLogger, PinoNestLogger } from '../../../src/common/logging/lo
 import { loadConfig } from '../../../src/app.config';
 import { freePort } from '../../support/free-port';
 import { TEST_OWNER_TOKEN, TEST_REGISTRATION_KEY, type TestApp } from '../../support/test-app';
+import { createSuiteDatabase, dropDatabase } from '../../support/test-database';
 
 /**
  * A route without a tenant segment, in the shape of the spec's `/api/v1/workChat/...` paths, declared with
@@ -43,19 +43,11 @@ export class TenantFromTokenProbeController {
 }
 
 /**
- * Like test/support/test-app.ts startTestApp (real AppModule, real HTTP, a fresh database, a temp DATA_DIR), with
+ * Like test/support/test-app.ts startTestApp (real AppModule, real HTTP, a fresh copy of the migrated template database, a temp DATA_DIR), with
  * extra controllers mounted next to the app's (the tenant-from-token probe).
  */
 export async function startChatTestApp(env: Record<string, string> = {}, extraControllers: Type[] = [TenantFromTokenProbeController]): Promise<TestApp> {
-  const serverUrl = process.env.ATRIUM_TEST_DATABASE_URL;
-  if (!serverUrl) throw new Error('ATRIUM_TEST_DATABASE_URL is not set: run the e2e tests through jest (global-setup).');
-  const database = `atrium_chat_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
-  const databaseUrl = new URL(serverUrl);
-  databaseUrl.pathname = `/${database}`;
+  const { name: database, url: databaseUrl, serverUrl } = await createSuiteDatabase('atrium_chat');
 
   const dataDir = mkdtempSync(join(tmpdir(), 'atrium-chat-e2e-'));
   const port = await freePort();
@@ -70,7 +62,7 @@ export async function startChatTestApp(env: Record<string, string> = {}, extraCo
     ...env,
   });
   const logger = createRootLogger(config.logLevel);
-  @Module({ imports: [AppModule.forRoot(config, databaseUrl.toString()), ChatModule], controllers: extraControllers })
+  @Module({ imports: [AppModule.forRoot(config, databaseUrl), ChatModule], controllers: extraControllers })
   class ChatTestModule {}
   const app = await NestFactory.create<NestExpressApplication>(ChatTestModule, { logger: new PinoNestLogger(logger), abortOnError: false });
   configureApp(app, config, logger);
@@ -84,10 +76,7 @@ export async function startChatTestApp(env: Record<string, string> = {}, extraCo
     close: async () => {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
-      const cleanup = new Client({ connectionString: serverUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await cleanup.end();
+      await dropDatabase(serverUrl, database);
     },
   };
 }
