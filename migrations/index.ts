@@ -39,6 +39,7 @@ import { ChatDeliveryLease1795600400000 } from './1795600400000-ChatDeliveryLeas
 import { EvaluationRunWebhookDelivery1795600410000 } from './1795600410000-EvaluationRunWebhookDelivery';
 import { ChatOAuthOperatorFlow1795600600000 } from './1795600600000-ChatOAuthOperatorFlow';
 import { ScopedSearchGrams1795600700000 } from './1795600700000-ScopedSearchGrams';
+import { GroupRoomScopedSearch1795600720000 } from './1795600720000-GroupRoomScopedSearch';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -83,4 +84,5 @@ export const ALL_MIGRATIONS = [
   StaffContactSearchIndexes1795600220000,
   ChatOAuthOperatorFlow1795600600000,
   ScopedSearchGrams1795600700000,
+  GroupRoomScopedSearch1795600720000,
 ];

@@ -3,7 +3,8 @@ import { type DataSource } from 'typeorm';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { ExternalContactEntity } from '../../src/chat/contacts/external-contact.entity';
 import { ContactWayEntity } from '../../src/chat/contact-ways/contact-way.entity';
-import { scopedContainsAny, scopedTermIsCommon } from '../../src/database/like-contains';
+import { scopedContainsAny, scopedTermIsCommon, searchMatch, searchScopeCondition, searchTermIsCommon } from '../../src/database/like-contains';
+import { GroupRoomEntity } from '../../src/chat/group-rooms/group-room.entity';
 import { DeploymentsService } from '../../src/deploy/deployments/deployments.service';
 import { RunsService } from '../../src/evaluation/runs/runs.service';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -127,6 +128,15 @@ describe('plan checks: an index serves every hot list and search', () => {
       [acme.id],
     );
     await dataSource.query('ANALYZE chat_external_contact');
+    // 300 group rooms of acme, owned by zhangsan and lisi: Chinese and Latin names.
+    await dataSource.query(
+      `INSERT INTO chat_group_room (tenant_id, corp_id, chat_id, name, owner_work_chat_user_id, member_count, created_at, updated_at)
+       SELECT 'acme', $1::uuid, 'wr-' || i, CASE WHEN i % 2 = 0 THEN (ARRAY['陈','李','王'])[i % 3 + 1] || '家群' || i ELSE 'Room ' || i END,
+              CASE WHEN i % 3 = 0 THEN 'lisi' ELSE 'zhangsan' END, i % 50, timestamptz '2026-01-01' + i * interval '1 minute', now()
+       FROM generate_series(1, 300) AS i`,
+      [acme.id],
+    );
+    await dataSource.query('ANALYZE chat_group_room');
     // Every statement the app sends, as PostgreSQL receives it (whether the pager runs a query builder or its own SQL).
     const original = PostgresQueryRunner.prototype.query;
     jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(function (this: PostgresQueryRunner, sql: string, parameters?: any[] | Record<string, unknown>, structured?: boolean) {
@@ -217,6 +227,68 @@ describe('plan checks: an index serves every hot list and search', () => {
       .andWhere(...scopedContainsAny(['way.name'], { columns: ['way.tenant_id'], values: ['acme'] }, 'p', name));
     const plan = await planOf(...(builder.getQueryAndParameters() as [string, unknown[]]), await withoutBtrees('chat_contact_way'));
     expect(nodesOf(plan).some((node) => node['Index Name'] === 'ix_gr_chat_contact_way_name_scoped' && /tenant_id/.test(node['Index Cond'] ?? ''))).toBe(true);
+  });
+
+  /** Throws unless the tenant's scoped search index of the group room names (migration 1795600720000) finds the candidates. */
+  const assertRoomSearchIndexed = (plan: PlanNode) => {
+    const nodes = nodesOf(plan);
+    const served = nodes.some((node) => node['Index Name'] === 'ix_gr_chat_group_room_name_scoped' && /tenant_id/.test(node['Index Cond'] ?? '') && /\(name\)/.test(node['Index Cond'] ?? ''));
+    if (!served) throw new Error(`the group room search index does not serve: ${JSON.stringify(nodes.map((node) => [node['Node Type'], node['Index Name']]))}`);
+  };
+  /** The statements (page, and count where it runs apart) the group room list ran for `keyword`, each with its plan's setup: the btrees but the chat id's dropped. */
+  const roomSearch = async (keyword: string): Promise<Array<[string, unknown[]]>> => {
+    captured = [];
+    const response = await api(`/api/acme/console/workChat/zhangsan/contact/room?keyword=${encodeURIComponent(keyword)}&size=20`).expect(200);
+    expect(response.body.totalElements).toBeGreaterThanOrEqual(0);
+    const statements = captured.filter(([sql]) => sql.includes('"chat_group_room"'));
+    expect(statements.some(([sql]) => /ORDER BY/.test(sql))).toBe(true);
+    return statements;
+  };
+
+  it.each(['陈', '陈家', 'Ro', 'R', 'Room 1', '家群2', '%', 'wr-7'])('group room keyword search %p (1, 2, 3+ characters): the tenant\'s scoped index serves the page and the count', async (keyword) => {
+    const setup = (await withoutBtrees('chat_group_room')).filter((drop) => !drop.endsWith(' ix_ls_chat_group_room_tenant_chat'));
+    expect(setup.length).toBeGreaterThan(3);
+    for (const [sql, parameters] of await roomSearch(keyword)) {
+      // On 300 rows every term is rare for the decision: the statement keeps the grams and the tenant is a plain filter.
+      expect(sql).toContain('atrium_scoped_grams');
+      expect(sql).toContain(`("room"."tenant_id" || '') = $1`);
+      const plan = await planOf(sql, parameters, setup);
+      assertRoomSearchIndexed(plan);
+      // The chat id arm (`room.chat_id = :keyword`) has its own index, led by the tenant.
+      expect(nodesOf(plan).some((node) => node['Index Name'] === 'ix_ls_chat_group_room_tenant_chat')).toBe(true);
+    }
+  });
+
+  it('group room search fails without its scoped index, and without the chat id index', async () => {
+    const setup = await withoutBtrees('chat_group_room');
+    const seqScan = (plan: PlanNode) => nodesOf(plan).some((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'chat_group_room');
+    for (const [sql, parameters] of await roomSearch('陈家')) {
+      const withoutGrams = await planOf(sql, parameters, [...setup.filter((drop) => !drop.endsWith(' ix_ls_chat_group_room_tenant_chat')), 'DROP INDEX ix_gr_chat_group_room_name_scoped']);
+      expect(() => assertRoomSearchIndexed(withoutGrams)).toThrow(/does not serve/);
+      // The chat id arm alone unserved: the OR cannot be a bitmap of indexes, the table is read whole.
+      const withoutChatId = await planOf(sql, parameters, setup);
+      expect(seqScan(withoutChatId)).toBe(true);
+      expect(seqScan(await planOf(sql, parameters, setup.filter((drop) => !drop.endsWith(' ix_ls_chat_group_room_tenant_chat'))))).toBe(false);
+    }
+  });
+
+  it('a group room term common in the tenant walks the sort index with the ILIKE alone', async () => {
+    const rooms = { table: 'chat_group_room', alias: 'room', scope: [{ column: 'tenant_id', parameter: 'tenantId', value: 'acme' }], columns: ['name'] };
+    const run = (sql: string, parameters?: unknown[]) => dataSource.query(sql, parameters);
+    expect(await searchTermIsCommon(run, rooms, 'ro', 50)).toBe(true);
+    expect(await searchTermIsCommon(run, rooms, '陈家', 50)).toBe(false);
+    const builder = dataSource
+      .getRepository(GroupRoomEntity)
+      .createQueryBuilder('room')
+      .select('1')
+      .where(...searchScopeCondition(rooms, false))
+      .andWhere(...searchMatch(rooms, 'p', 'ro', { common: true }))
+      .orderBy('room.created_at', 'DESC')
+      .addOrderBy('room.id', 'DESC')
+      .limit(21);
+    const [sql, parameters] = builder.getQueryAndParameters() as [string, unknown[]];
+    expect(sql).not.toContain('atrium_scoped_grams');
+    assertIndexed(await planOf(sql, parameters), 'chat_group_room');
   });
 
   it('the deploy list and the runs list are served by their indexes for each sort', async () => {

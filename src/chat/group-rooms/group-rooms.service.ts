@@ -1,6 +1,6 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { requireStaffUser } from '../contacts/contact-sync.service';
@@ -13,7 +13,7 @@ import { GroupMemberEntity } from './group-member.entity';
 import { diffGroupMembers } from './group-members.rules';
 import { GroupRoomEntity } from './group-room.entity';
 import { DedupQuery, DedupResultDto, GROUP_ROOM_SORT_FIELDS, GroupRoomDetailDto, GroupRoomDto, GroupRoomPageQuery, toGroupRoomDetailDto, toGroupRoomDto } from './group-rooms.dto';
-import { containsMatch, likeContains } from '../../database/like-contains';
+import { likeContains, searchMatch, searchScopeCondition, type ListSearch } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /**
@@ -33,12 +33,19 @@ export class GroupRoomsService {
   /** Rooms the staff user owns or is a staff member of, newest first. */
   async listForStaff(tenantId: string, workChatUserId: string, query: GroupRoomPageQuery): Promise<Page<GroupRoomDto>> {
     const order = toOrder(query.sort, GROUP_ROOM_SORT_FIELDS, { createdAt: 'DESC' });
-    const builder = this.dataSource.getRepository(GroupRoomEntity).createQueryBuilder('room').where('room.tenant_id = :tenantId', { tenantId });
+    // A keyword rare among the tenant's rooms is found through the tenant's scoped grams index alone (the tenant is
+    // then a plain filter: searchScopeCondition); a common one by walking the sort index with the ILIKE (a page is found early).
+    const search = groupRoomSearch(tenantId);
+    const commonKeyword = query.keyword ? await this.pager.isCommonTerm(this.dataSource, search, query.keyword) : true;
+    const builder = this.dataSource.getRepository(GroupRoomEntity).createQueryBuilder('room').where(...searchScopeCondition(search, !commonKeyword));
     builder.andWhere(staffHasRoom('room'), { workChatUserId });
     if (query.corpId) builder.andWhere('room.corp_id = :corpId', { corpId: query.corpId });
     if (query.aiEnabled !== undefined) builder.andWhere('room.ai_enabled = :aiEnabled', { aiEnabled: query.aiEnabled });
     if (query.keyword) {
-      builder.andWhere(new Brackets((where) => where.where(...containsMatch('room.name', 'pattern', query.keyword!)).orWhere('room.chat_id = :keyword', { keyword: query.keyword })));
+      // The name contains it (migration 1795600720000), or the chat id is it; the tenant is repeated in the chat id's arm
+      // so that its (tenant_id, chat_id) index serves it when the scope is a plain filter.
+      const orElse: [string, Record<string, unknown>] = ['(room.tenant_id = :tenantId AND room.chat_id = :keyword)', { keyword: query.keyword }];
+      builder.andWhere(...searchMatch(search, 'pattern', query.keyword, { common: commonKeyword, orElse }));
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`room.${property}`, direction);
     const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword) });
@@ -199,6 +206,11 @@ export class GroupRoomsService {
 
 /** Duplicate groups one dedup call handles when `limit` is not given (spec: "default 100"). */
 const DEDUP_DEFAULT_LIMIT = 100;
+
+/** The group room keyword search's one description (migration 1795600720000): scoped by tenant (`:tenantId`), over the name. */
+function groupRoomSearch(tenantId: string): ListSearch {
+  return { table: 'chat_group_room', alias: 'room', scope: [{ column: 'tenant_id', parameter: 'tenantId', value: tenantId }], columns: ['name'] };
+}
 
 /** SQL condition: the staff user (`:workChatUserId`) owns the room or is one of its staff members. */
 function staffHasRoom(alias: string): string {
