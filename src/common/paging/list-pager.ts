@@ -144,15 +144,17 @@ export class ListPager {
   /**
    * One page of `repository`'s rows matching `where` (find-options style, FindOperators allowed) in `order`
    * (entity property → direction, e.g. from {@link import('./page').toOrder}).
+   * @param kind.search `where` holds a keyword search: the exact count stops at the search cap (see {@link page})
    */
   find<T extends ObjectLiteral>(
     repository: Repository<T>,
     options: { where: FindOptionsWhere<T> | FindOptionsWhere<T>[]; order: Record<string, 'ASC' | 'DESC'> },
     request: PageRequest,
+    kind: { search?: boolean } = {},
   ): Promise<ListSlice<T>> {
     const builder = repository.createQueryBuilder('row').setFindOptions({ where: options.where });
     for (const [property, direction] of Object.entries(options.order)) builder.addOrderBy(`row.${property}`, direction);
-    return this.page(builder, request);
+    return this.page(builder, request, kind);
   }
 
   /**

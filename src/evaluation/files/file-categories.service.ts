@@ -105,7 +105,8 @@ export class FileCategoriesService {
     const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(FileCategoryEntity), {
       where,
       order,
-    }, query);
+      // A name search counts exactly only up to PAGING_SEARCH_TOTAL_EXACT_CAP (docs/lists-and-search.md).
+    }, query, { search: Boolean(query.q) });
     return toPage(rows.map(toFileCategoryDto), slice, query);
   }
 

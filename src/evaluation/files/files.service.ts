@@ -112,7 +112,8 @@ export class FilesService {
     const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(StoredFileEntity), {
       where,
       order,
-    }, query);
+      // A name search counts exactly only up to PAGING_SEARCH_TOTAL_EXACT_CAP (docs/lists-and-search.md).
+    }, query, { search: Boolean(query.q) });
     return toPage(rows.map(toFileDto), slice, query);
   }
 
