@@ -335,7 +335,7 @@ try {
       const registration = registered.body;
       const namespace = registration.namespace ?? 'bench';
       const started = now();
-      await seedChat(sql, tenants, { contacts: size, ways: Math.max(1, Math.floor(size / TENANTS)), log });
+      await seedChat(sql, tenants, { contacts: size, ways: Math.max(1, Math.floor(size / TENANTS)), rooms: size, log });
       await seedDeploy(sql, { rows: size, namespaces: [namespace, ...Array.from({ length: TENANTS - 1 }, (_, index) => `bench${index + 1}`)], log });
       await seedEvaluation(sql, { rows: size, log });
       log(`size ${size}: seeded in ${((now() - started) / 1000).toFixed(0)} s`);

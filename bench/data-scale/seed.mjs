@@ -132,18 +132,19 @@ export async function createChatTenants({ http, atriumChat, count, corpName }) {
  * Chat rows of every tenant: `staff` staff users (staff00 holds a quarter of the tenant's contacts, the others share
  * the rest), `ways` contact ways per tenant (the first 50 carry the campaign states; one in ten of the rest has no
  * state; 1 % hidden; staff users' default ways) and `contacts / tenants` contacts per tenant (a `bigStateShare` of
- * them in state `bigState`, the rest over 49 smaller states; times spread over a year), then VACUUM ANALYZE.
+ * them in state `bigState`, the rest over 49 smaller states; times spread over a year), `rooms / tenants` group rooms
+ * per tenant (customer group chats, named like the contacts; staff00 owns a quarter, no members), then VACUUM ANALYZE.
  */
-export async function seedChat(sql, tenants, { contacts, ways, staff = 20, bigState = 'spring-fair', bigStateShare = 0.3, log = () => undefined }) {
+export async function seedChat(sql, tenants, { contacts, ways, rooms = 0, staff = 20, bigState = 'spring-fair', bigStateShare = 0.3, log = () => undefined }) {
   const perTenant = Math.floor(contacts / tenants.length);
-  await withIndexesRebuilt(sql, ['chat_work_user', 'chat_contact_way', 'chat_external_contact'], () => seedChatRows(sql, tenants, { perTenant, ways, staff, bigState, bigStateShare, log }), log);
-  await sql.query('VACUUM ANALYZE chat_external_contact');
-  await sql.query('VACUUM ANALYZE chat_contact_way');
-  await sql.query('VACUUM ANALYZE chat_work_user');
+  const roomsPerTenant = Math.floor(rooms / tenants.length);
+  const tables = ['chat_work_user', 'chat_contact_way', 'chat_external_contact', ...(roomsPerTenant > 0 ? ['chat_group_room'] : [])];
+  await withIndexesRebuilt(sql, tables, () => seedChatRows(sql, tenants, { perTenant, ways, roomsPerTenant, staff, bigState, bigStateShare, log }), log);
+  for (const table of tables) await sql.query(`VACUUM ANALYZE ${table}`);
 }
 
 /** The rows of {@link seedChat}, tenant by tenant, one transaction each. */
-async function seedChatRows(sql, tenants, { perTenant, ways, staff, bigState, bigStateShare, log }) {
+async function seedChatRows(sql, tenants, { perTenant, ways, roomsPerTenant, staff, bigState, bigStateShare, log }) {
   for (const [index, tenant] of tenants.entries()) {
     const started = now();
     const params = [tenant.id, tenant.corpId];
@@ -177,8 +178,18 @@ async function seedChatRows(sql, tenants, { perTenant, ways, staff, bigState, bi
        FROM generate_series(0, ${perTenant - 1}) AS i`,
       params,
     );
+    if (roomsPerTenant > 0) {
+      await sql.query(
+        `INSERT INTO chat_group_room (tenant_id, corp_id, chat_id, name, owner_work_chat_user_id, member_count, created_at, updated_at)
+         SELECT $1, $2::uuid, 'wr' || ${index} || 'x' || i, ${nameSql('i')},
+                CASE WHEN i % 4 = 0 THEN 'staff00' ELSE 'staff' || lpad((1 + i % ${staff - 1})::text, 2, '0') END, 3 + i % 200,
+                now() - ((i::bigint * 7919) % 525600) * interval '1 minute', now()
+         FROM generate_series(0, ${roomsPerTenant - 1}) AS i`,
+        params,
+      );
+    }
     await sql.query('COMMIT');
-    log(`seeded tenant ${tenant.id} (${index + 1}/${tenants.length}): ${staff} staff users, ${ways} contact ways, ${perTenant} contacts in ${((now() - started) / 1000).toFixed(1)} s`);
+    log(`seeded tenant ${tenant.id} (${index + 1}/${tenants.length}): ${staff} staff users, ${ways} contact ways, ${perTenant} contacts, ${roomsPerTenant} group rooms in ${((now() - started) / 1000).toFixed(1)} s`);
   }
 }
 
