@@ -1,14 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Client } from 'pg';
-import { type AppProcess, buildApp, createClusterDatabase, killAppProcess, startAppProcess } from '../support/app-process';
+import { killAppProcess } from '../support/app-process';
 import { eventually } from '../support/async';
-import { freePort } from '../support/free-port';
+import { type FaultHarness, startFaultHarness } from '../support/fault-harness';
 import { addFakeStaff, type FakeChatPlatform, startFakeChatPlatform } from '../support/peers/fake-chat-platform';
-import { clusterFolder, createPostgresCluster, type PostgresCluster } from '../support/postgres-cluster';
 
 const ROOT = join(__dirname, '../..');
 const CORP_ID = 'wwfaultdelivery';
@@ -30,32 +25,19 @@ const HOLD_MS = 4_000;
  *   in flight at the kill is the one sent again (the platform takes no idempotency key), and nothing more.
  */
 describe('chat message delivery across database outages and kills (issue 20 item 2)', () => {
-  let cluster: PostgresCluster;
-  let clusterDir: string;
-  let buildDir: string;
-  let dataDir: string;
+  let harness: FaultHarness;
   let fake: FakeChatPlatform;
-  let app: AppProcess | undefined;
   let env: Record<string, string>;
-  let databaseUrl: string;
   let token: string;
   let contactId: string;
 
-  const sql = async <T = Record<string, any>>(text: string, values: unknown[] = []): Promise<T[]> => {
-    const client = new Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query(text, values)).rows as T[];
-    } finally {
-      await client.end();
-    }
-  };
+  const sql: FaultHarness['sql'] = (text, values) => harness.sql(text, values);
   const api = async (path: string, init: { method?: string; json?: unknown; bearer?: string; basic?: string; form?: FormData | URLSearchParams } = {}) => {
     const headers: Record<string, string> = {};
     if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
     if (init.basic) headers.authorization = `Basic ${init.basic}`;
     if (init.json !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${app!.baseUrl}${path}`, { method: init.method ?? 'POST', headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.form });
+    const response = await fetch(`${harness.app!.baseUrl}${path}`, { method: init.method ?? 'POST', headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.form });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   };
@@ -70,40 +52,29 @@ describe('chat message delivery across database outages and kills (issue 20 item
   const row = async (id: string) => (await sql<{ status: string; delivery_attempts: number; failure_reason: string | null }>('SELECT status, delivery_attempts, failure_reason FROM chat_message WHERE id = $1', [id]))[0];
 
   beforeAll(async () => {
-    clusterDir = clusterFolder('atrium-delivery-faults');
-    cluster = await createPostgresCluster({ dataDir: join(clusterDir, 'data'), port: await freePort() });
-    await cluster.start();
-    buildDir = mkdtempSync(join(tmpdir(), 'atrium-delivery-faults-build-'));
-    dataDir = mkdtempSync(join(tmpdir(), 'atrium-delivery-faults-data-'));
+    harness = await startFaultHarness('atrium-delivery-faults');
     fake = await startFakeChatPlatform({ corps: [{ corpId: CORP_ID, secret: CORP_SECRET }] });
     addFakeStaff(fake, CORP_ID, { userid: 'zhangsan' });
     fake.corp(CORP_ID).customers.set('wm-fault-1', { external_userid: 'wm-fault-1', name: 'Amy', type: 1, gender: 1, follow: new Map([['zhangsan', { remark_mobiles: [], createtime: 1_700_000_000, tag_id: [], add_way: 1 }]]) } as never);
   }, 120_000);
 
   afterAll(async () => {
-    await killAppProcess(app);
     await fake?.close();
-    await cluster?.remove();
-    for (const folder of [clusterDir, buildDir, dataDir]) if (folder) rmSync(folder, { recursive: true, force: true });
+    await harness?.remove();
   }, 60_000);
 
   it('sets up a tenant whose corp delivers through the fake platform', async () => {
-    const mainJs = buildApp(buildDir);
-    databaseUrl = await createClusterDatabase(cluster, 'atrium_delivery_faults');
+    const mainJs = harness.build();
     env = {
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: dataDir,
-      ATRIUM_SECRET_KEY: randomBytes(32).toString('hex'),
+      ...(await harness.createDatabase('atrium_delivery_faults')),
       CHAT_PLATFORM_MODE: 'http',
       CHAT_PLATFORM_BASE_URL: `${fake.url}/`,
       CHAT_PLATFORM_HTTP_TIMEOUT_MS: '20000',
       CHAT_PLATFORM_HTTP_RETRIES: '0',
       CHAT_DELIVERY_LEASE_MS: String(LEASE_MS),
       CHAT_DELIVERY_SWEEP_INTERVAL_MS: '500',
-      DATABASE_CONNECT_TIMEOUT_MS: '2000',
-      DATABASE_STATEMENT_TIMEOUT_MS: '3000',
     };
-    app = await startAppProcess(mainJs, env);
+    await harness.start(env);
     const cli = execFileSync(process.execPath, [join(dirname(mainJs), 'cli', 'chat', 'main.js'), 'client', 'create', '--platform-admin', '--json'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_PATH: join(ROOT, 'node_modules'), LOG_LEVEL: 'warn', ...env },
@@ -139,18 +110,18 @@ describe('chat message delivery across database outages and kills (issue 20 item
     const calls = fake.callsTo(SEND);
     const id = await sendText('through the outage');
     await eventually('the send reached the platform', async () => (fake.callsTo(SEND) > calls ? true : undefined), { timeoutMs: 30_000, intervalMs: 20 });
-    await cluster.stop();
+    await harness.cluster.stop();
     // The platform answers (accepted) while the database is away; it stays away a little longer.
     await new Promise((resolve) => setTimeout(resolve, HOLD_MS + 3_000));
     expect(accepted('through the outage')).toBe(1);
-    await cluster.start();
+    await harness.cluster.start();
     await eventually('the message recorded sent', async () => ((await row(id).catch(() => undefined))?.status === 'sent' ? true : undefined), { timeoutMs: 60_000, intervalMs: 250 });
     // A lease and a few sweeps later: nothing was sent again.
     await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 2_000));
     expect(await row(id)).toEqual({ status: 'sent', delivery_attempts: 1, failure_reason: null });
     expect(accepted('through the outage')).toBe(1);
     expect(fake.callsTo(SEND)).toBe(calls + 1);
-    expect(app!.child.exitCode).toBeNull();
+    expect(harness.app!.child.exitCode).toBeNull();
   }, 180_000);
 
   it('the app killed while the platform holds its answer: picked up within the lease after restart, sent', async () => {
@@ -158,9 +129,9 @@ describe('chat message delivery across database outages and kills (issue 20 item
     const calls = fake.callsTo(SEND);
     const id = await sendText('through the kill');
     await eventually('the send reached the platform', async () => (fake.callsTo(SEND) > calls ? true : undefined), { timeoutMs: 30_000, intervalMs: 20 });
-    await killAppProcess(app);
+    await killAppProcess(harness.app);
     const killedAt = Date.now();
-    app = await startAppProcess(join(buildDir, 'src', 'main.js'), env);
+    await harness.start(env);
     await eventually('the message sent again by the restarted app', async () => ((await row(id)).status === 'sent' ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
     const pickedUpMs = Date.now() - killedAt;
     // The queue's job expiry is 300 s: only the sweep can have handed it on this soon.

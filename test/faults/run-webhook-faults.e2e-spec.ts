@@ -1,13 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client } from 'pg';
-import { type AppProcess, buildApp, createClusterDatabase, killAppProcess, startAppProcess } from '../support/app-process';
+import { killAppProcess } from '../support/app-process';
 import { eventually } from '../support/async';
-import { freePort } from '../support/free-port';
+import { type FaultHarness, startFaultHarness } from '../support/fault-harness';
 import { type LocalPeer, startLocalPeer } from '../support/peers/local-peers';
-import { clusterFolder, createPostgresCluster, type PostgresCluster } from '../support/postgres-cluster';
 
 const API_KEY = 'eval-api-key-webhook-faults-0123456789';
 /** The smallest EVAL_WEBHOOK_LEASE_MS (it must exceed the 10 s webhook timeout). */
@@ -24,31 +18,18 @@ const LEASE_MS = 11_000;
  *   sent and nothing took it up); the receiver gets the call that was in flight at the kill and that one resend.
  */
 describe('run-completion webhook across database outages and kills (issue 20 item 2)', () => {
-  let cluster: PostgresCluster;
-  let clusterDir: string;
-  let buildDir: string;
-  let dataDir: string;
+  let harness: FaultHarness;
   let target: LocalPeer;
   let receiver: LocalPeer;
-  let app: AppProcess | undefined;
   let env: Record<string, string>;
-  let databaseUrl: string;
   let scenarioId: string;
   let targetId: string;
   /** Answer delays the receiver applies to its next requests, in order (ms). */
   const holds: number[] = [];
 
-  const sql = async <T = Record<string, any>>(text: string, values: unknown[] = []): Promise<T[]> => {
-    const client = new Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query(text, values)).rows as T[];
-    } finally {
-      await client.end();
-    }
-  };
+  const sql: FaultHarness['sql'] = (text, values) => harness.sql(text, values);
   const post = async (path: string, json: unknown) => {
-    const response = await fetch(`${app!.baseUrl}${path}`, { method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+    const response = await fetch(`${harness.app!.baseUrl}${path}`, { method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify(json) });
     expect(response.status).toBe(201);
     return (await response.json()) as { id: string };
   };
@@ -56,61 +37,49 @@ describe('run-completion webhook across database outages and kills (issue 20 ite
   const delivery = async (runId: string) => (await sql<{ attempts: number; delivered: boolean }>('SELECT attempts, delivered_at IS NOT NULL AS delivered FROM eval_run_webhook WHERE run_id = $1', [runId]))[0];
 
   beforeAll(async () => {
-    clusterDir = clusterFolder('atrium-webhook-faults');
-    cluster = await createPostgresCluster({ dataDir: join(clusterDir, 'data'), port: await freePort() });
-    await cluster.start();
-    buildDir = mkdtempSync(join(tmpdir(), 'atrium-webhook-faults-build-'));
-    dataDir = mkdtempSync(join(tmpdir(), 'atrium-webhook-faults-data-'));
+    harness = await startFaultHarness('atrium-webhook-faults');
     target = await startLocalPeer(({ body }) => ({ body: { reply: `ok ${(body as { message: string }).message}` } }));
     receiver = await startLocalPeer(() => ({ body: { ok: true }, delayMs: holds.shift() ?? 0 }));
-    const mainJs = buildApp(buildDir);
-    databaseUrl = await createClusterDatabase(cluster, 'atrium_webhook_faults');
     env = {
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: dataDir,
-      ATRIUM_SECRET_KEY: randomBytes(32).toString('hex'),
+      ...(await harness.createDatabase('atrium_webhook_faults')),
       EVAL_API_KEYS: API_KEY,
       EVAL_WEBHOOK_URL: `${receiver.url}/hook`,
       EVAL_WEBHOOK_LEASE_MS: String(LEASE_MS),
       EVAL_WEBHOOK_SWEEP_INTERVAL_MS: '500',
-      DATABASE_CONNECT_TIMEOUT_MS: '2000',
-      DATABASE_STATEMENT_TIMEOUT_MS: '3000',
     };
-    app = await startAppProcess(mainJs, env);
+    await harness.start(env);
     scenarioId = (await post('/api/scenarios', { name: 'Webhook faults', cases: [{ id: 'a', input: 'hello', rules: [{ type: 'contains', value: 'hello' }] }] })).id;
     targetId = (await post('/api/targets', { name: 'echo', kind: 'http', http: { url: target.url, body_template: { message: '{{message}}' }, reply_path: '$.reply' } })).id;
   }, 240_000);
 
   afterAll(async () => {
-    await killAppProcess(app);
     await target?.close();
     await receiver?.close();
-    await cluster?.remove();
-    for (const folder of [clusterDir, buildDir, dataDir]) if (folder) rmSync(folder, { recursive: true, force: true });
+    await harness?.remove();
   }, 60_000);
 
   it('PostgreSQL stopped while the receiver holds its answer: delivered once, recorded once the database is back', async () => {
     holds.push(5_000);
     const runId = (await post('/api/runs', { scenario_id: scenarioId, target_id: targetId })).id;
     await eventually('the webhook reached the receiver', async () => (received(runId) >= 1 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
-    await cluster.stop();
+    await harness.cluster.stop();
     await new Promise((resolve) => setTimeout(resolve, 8_000)); // the receiver answers while the database is away
-    await cluster.start();
+    await harness.cluster.start();
     await eventually('the webhook recorded delivered', async () => ((await delivery(runId).catch(() => undefined))?.delivered ? true : undefined), { timeoutMs: 60_000, intervalMs: 250 });
     // A lease and a few sweeps later: not sent again.
     await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 3_000));
     expect(await delivery(runId)).toEqual({ attempts: 1, delivered: true });
     expect(received(runId)).toBe(1);
-    expect(app!.child.exitCode).toBeNull();
+    expect(harness.app!.child.exitCode).toBeNull();
   }, 180_000);
 
   it('the app killed while the receiver holds its answer: sent again by the restarted app after the lease, then no more', async () => {
     holds.push(8_000);
     const runId = (await post('/api/runs', { scenario_id: scenarioId, target_id: targetId })).id;
     await eventually('the webhook reached the receiver', async () => (received(runId) >= 1 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
-    await killAppProcess(app);
+    await killAppProcess(harness.app);
     const killedAt = Date.now();
-    app = await startAppProcess(join(buildDir, 'src', 'main.js'), env);
+    await harness.start(env);
     await eventually('the webhook sent again', async () => (received(runId) >= 2 ? true : undefined), { timeoutMs: 90_000, intervalMs: 100 });
     const resentMs = Date.now() - killedAt;
     expect(resentMs).toBeGreaterThanOrEqual(LEASE_MS - 1_000); // not before the lease ran out
