@@ -259,6 +259,31 @@ describe('plan checks: an index serves every hot list and search', () => {
     }
   });
 
+  it.each(['陈', '陈家', '家群2', 'r', 'ro', 'Room 1', 'ROOM 29', '%', 'wr-7', 'zz'])('group room keyword search %p gives exactly the rows of a plain ILIKE scan, rare or common', async (keyword) => {
+    const pattern = `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const expected = (
+      (await dataSource.query(
+        `SELECT id FROM chat_group_room WHERE tenant_id = 'acme' AND owner_work_chat_user_id = 'zhangsan' AND (name ILIKE $1 ESCAPE '\\' OR chat_id = $2) ORDER BY created_at DESC, id DESC`,
+        [pattern, keyword],
+      )) as Array<{ id: string }>
+    ).map((row) => row.id);
+    const response = await api(`/api/acme/console/workChat/zhangsan/contact/room?keyword=${encodeURIComponent(keyword)}&size=200`).expect(200);
+    expect(response.body.content.map((row: Json) => row.id)).toEqual(expected);
+    expect(response.body.totalElements).toBe(expected.length);
+    // The common path's statement (the ILIKE alone, the tenant indexable) finds the same rows.
+    const rooms = { table: 'chat_group_room', alias: 'room', scope: [{ column: 'tenant_id', parameter: 'tenantId', value: 'acme' }], columns: ['name'] };
+    const common = await dataSource
+      .getRepository(GroupRoomEntity)
+      .createQueryBuilder('room')
+      .where(...searchScopeCondition(rooms, false))
+      .andWhere(`room.owner_work_chat_user_id = 'zhangsan'`)
+      .andWhere(...searchMatch(rooms, 'p', keyword, { common: true, orElse: ['(room.tenant_id = :tenantId AND room.chat_id = :keyword)', { keyword }] }))
+      .orderBy('room.created_at', 'DESC')
+      .addOrderBy('room.id', 'DESC')
+      .getMany();
+    expect(common.map((row) => row.id)).toEqual(expected);
+  });
+
   it('group room search fails without its scoped index, and without the chat id index', async () => {
     const setup = await withoutBtrees('chat_group_room');
     const seqScan = (plan: PlanNode) => nodesOf(plan).some((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'chat_group_room');
