@@ -67,6 +67,11 @@ interface KnownTotal {
 interface PlannedStatement {
   sql: string;
   expressionMap: QueryExpressionMap;
+  /**
+   * TypeORM's row transformer for this statement outside a transaction, made on first use and kept: it only caches
+   * the statement's column aliases, so one serves every request (a transaction's runner gets one of its own).
+   */
+  transformer?: RawSqlResultsToEntityTransformer;
 }
 
 /**
@@ -226,7 +231,8 @@ export class ListPager {
       const [sql, values] = driver.escapeQueryWithParameters(statement.sql, parameters);
       const raw = (await (runner ? runner.query(sql, values) : connection.query(sql, values))) as Array<Record<string, string | null>>;
       if (index === 0 && withCount && raw.length > 0) counted = Number(raw[0][TOTAL_COLUMN]);
-      const entities = raw.length > 0 ? (new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], runner).transform(raw, statement.expressionMap.mainAlias!) as T[]) : [];
+      const transformer = runner ? new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], runner) : (statement.transformer ??= new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], undefined));
+      const entities = raw.length > 0 ? (transformer.transform(raw, statement.expressionMap.mainAlias!) as T[]) : [];
       this.collect(entities, raw, wanted, plan.keys.length, primary, rows, raws, rowKeys);
     }
     return this.finish(rows, raws, rowKeys, { request, pageNumber, fingerprint, keyCount: plan.keys.length, known, counted, countKey, cap, connection }, () =>
