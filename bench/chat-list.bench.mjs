@@ -14,6 +14,8 @@
 //   DATABASE_URL=postgres://… node bench/chat-list.bench.mjs  # an existing, empty database (plans not captured)
 //   BENCH_TRY_INDEXES=1 node bench/chat-list.bench.mjs     # also create the candidate indexes below, to compare
 //   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' BENCH_CASES=floor node bench/chat-list.bench.mjs   # profile
+//   cp -r dist /tmp/before && <change, npm run build> && BENCH_COMPARE_DIST=/tmp/before/dist BENCH_ROUNDS=2 node bench/chat-list.bench.mjs
+//                                                            # A/B: the previous build measured beside this one, in turns
 //   BENCH_CONTACTS=1000000 BENCH_TENANTS=10 BENCH_WAYS=25000 BENCH_CONNECTIONS=50 BENCH_DURATION_S=10 \
 //     BENCH_WARMUP_S=2 BENCH_PAGE_SIZE=20 BENCH_FAR_PAGE=1000 BENCH_CASES=byLastStates node bench/chat-list.bench.mjs
 //
@@ -57,6 +59,14 @@ const LOADER = process.env.BENCH_LOADER ?? (hasWrk ? 'wrk' : 'node');
 const WRK_THREADS = Number(process.env.BENCH_WRK_THREADS ?? 1);
 const P99_TARGET_MS = 50;
 const REFERENCE = process.env.BENCH_REFERENCE !== '0';
+/**
+ * BENCH_COMPARE_DIST=<folder>: a second build of the app (e.g. a copy of `dist/` made before a change), started on
+ * the same database and measured on the same cases right after the app, its rows named `compare: …` — an A/B of two
+ * builds under the same load. BENCH_ROUNDS (default 1): the app's cases, the compared build's and the reference are
+ * measured that many times in turn, each row read against the reference of its own round.
+ */
+const COMPARE_DIST = process.env.BENCH_COMPARE_DIST;
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 /**
  * BENCH_TRY_INDEXES=1: indexes (not in the migrations) created after seeding, to measure what they would change.
  * Each matches a list's ORDER BY exactly (the services sort `DESC NULLS LAST`, which a plain ascending index read
@@ -136,6 +146,11 @@ const app = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], { env: ap
 const baseUrl = `http://127.0.0.1:${port}`;
 let appExited = false;
 app.once('exit', () => (appExited = true));
+// The compared build: same environment and flags, its own port (BENCH_COMPARE_DIST).
+const comparePort = COMPARE_DIST ? await freePort() : undefined;
+const compareApp = COMPARE_DIST
+  ? spawn(process.execPath, [...nodeArgs, join(COMPARE_DIST, 'src/main.js')], { env: { ...appEnv, PORT: String(comparePort), CHAT_PUBLIC_URL: `http://127.0.0.1:${port}` }, stdio: ['ignore', 'inherit', 'inherit'] })
+  : undefined;
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
 /** One HTTP request over the keep-alive agent; resolves with status, body text and latency (ms). */
@@ -406,7 +421,7 @@ end
  * Measures one case on `target` ({ url, port, pid }): a warm-up, then DURATION_MS with the app's (or the reference
  * server's) and PostgreSQL's CPU read before and after; pushes the figures to `results`.
  */
-async function measureCase(entry, tenants, target) {
+async function measureCase(entry, tenants, target, round = 0) {
   const measure = async (durationMs) => {
     if (LOADER === 'wrk') return loadWithWrk(entry, tenants, durationMs, target);
     const { sorted, errors, firstError, elapsedMs } = await load(entry, tenants, durationMs, target);
@@ -417,7 +432,8 @@ async function measureCase(entry, tenants, target) {
   const measured = await measure(DURATION_MS);
   const cpuAfter = { server: cpuMsOf(target.pid), postgres: postgresCpuMs() };
   results.push({
-    name: entry.name,
+    name: `${target.label ?? ''}${entry.name}${ROUNDS > 1 ? ` #${round + 1}` : ''}`,
+    round,
     rows: entry.rows,
     requests: measured.requests,
     errors: measured.errors,
@@ -440,7 +456,7 @@ async function measureCase(entry, tenants, target) {
  * statement per request answering the staff00 contacts page 0 on the same database — the machine's ceiling for any
  * Node implementation of a list. Not a verdict on the app: printed as a reference row.
  */
-async function measureReference(tenants) {
+async function measureReference(tenants, round = 0) {
   const referencePort = await freePort();
   const server = spawn(process.execPath, ['bench/support/bare-list-server.mjs'], { env: { ...process.env, DATABASE_URL: database.url, PORT: String(referencePort) }, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
@@ -451,7 +467,7 @@ async function measureReference(tenants) {
     const entry = { name: 'reference: bare node:http+pg staff00 p0', reference: true, request: (tenant) => ({ method: 'GET', path: `/${tenant.id}?size=${SIZE}` }) };
     const probe = await expectOk(send('GET', `/${tenants[0].id}?size=${SIZE}`, { toPort: referencePort }), entry.name);
     entry.rows = `${probe.content.length}/${probe.totalElements}`;
-    await measureCase(entry, tenants, { url: `http://127.0.0.1:${referencePort}`, port: referencePort, pid: server.pid });
+    await measureCase(entry, tenants, { url: `http://127.0.0.1:${referencePort}`, port: referencePort, pid: server.pid }, round);
   } finally {
     server.kill('SIGTERM');
   }
@@ -506,6 +522,17 @@ try {
 
   const entries = cases();
   const appTarget = { url: baseUrl, port, pid: app.pid };
+  const targets = [appTarget];
+  if (compareApp) {
+    for (let attempt = 0; ; attempt++) {
+      if (await fetch(`http://127.0.0.1:${comparePort}/api/health`).then((response) => response.ok).catch(() => false)) break;
+      if (compareApp.exitCode !== null || attempt > 240) throw new Error(`the compared build (${COMPARE_DIST}) did not start`);
+      await sleep(500);
+    }
+    log(`compared build up (${COMPARE_DIST}): pid ${compareApp.pid}, port ${comparePort}`);
+    targets.push({ url: `http://127.0.0.1:${comparePort}`, port: comparePort, pid: compareApp.pid, label: 'compare: ' });
+  }
+  const ready = [];
   for (const entry of entries) {
     if (entry.prepare && !(await entry.prepare(tenants))) {
       log(`${entry.name}: skipped: page ${FAR_PAGE - 1} answers no nextCursor (past the list's end, or no keyset paging)`);
@@ -517,9 +544,12 @@ try {
     if (!probe) continue;
     entry.rows = `${probe.content.length}/${probe.totalElements}`;
     if (probe.content.length === 0) log(`WARNING ${entry.name}: the page is empty (totalElements ${probe.totalElements}); the filter matches too few rows`);
-    await measureCase(entry, tenants, appTarget);
+    ready.push(entry);
   }
-  if (REFERENCE) await measureReference(tenants);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const entry of ready) for (const target of targets) await measureCase(entry, tenants, target, round);
+    if (REFERENCE) await measureReference(tenants, round);
+  }
   if (database.embedded) plans = await capturePlans(entries, tenants);
   else log('plans: not captured (DATABASE_URL given; run without it to start an embedded PostgreSQL whose log this script reads)');
 } catch (error) {
@@ -527,6 +557,7 @@ try {
   console.error(`bench failed: ${error.stack ?? error}`);
 } finally {
   agent.destroy();
+  compareApp?.kill('SIGTERM');
   if (!appExited) {
     const exited = new Promise((resolve) => app.once('exit', resolve));
     app.kill('SIGTERM');
@@ -554,14 +585,15 @@ if (results.length > 0) {
 // Issue 14 acceptance 1, as ratios within this run: page-0 req/s ≥ 60 % of the reference's, app CPU per request
 // ≤ 2× the reference's, and page FAR_PAGE (offset and cursor) ≤ 2× page 0 in app + PostgreSQL CPU per request.
 const reference = results.find((result) => result.reference);
+const referenceOf = (result) => results.find((entry) => entry.reference && entry.round === result.round) ?? reference;
 if (reference && results.length > 1) {
   console.log(`\nRatios (issue 14 acceptance 1) against the reference row and page 0 of the same list:`);
   console.log(`${'case'.padEnd(44)}${'req/s÷ref'.padStart(11)}${'cpu÷ref'.padStart(9)}${'(app+pg)÷p0'.padStart(13)}  verdict`);
   for (const result of results.filter((entry) => !entry.reference)) {
-    const pageZero = results.find((entry) => entry.name === result.name.replace(new RegExp(` p${FAR_PAGE}( cursor)?$`), ' p0'));
+    const pageZero = results.find((entry) => entry.name === result.name.replace(new RegExp(` p${FAR_PAGE}( cursor)?( #\\d+)?$`), ' p0$2'));
     const isFar = pageZero && pageZero !== result;
-    const rpsRatio = result.rps / reference.rps;
-    const cpuRatio = result.appCpuPerRequest / reference.appCpuPerRequest;
+    const rpsRatio = result.rps / referenceOf(result).rps;
+    const cpuRatio = result.appCpuPerRequest / referenceOf(result).appCpuPerRequest;
     const farRatio = isFar ? (result.appCpuPerRequest + result.postgresCpuPerRequest) / (pageZero.appCpuPerRequest + pageZero.postgresCpuPerRequest) : undefined;
     const verdict = isFar ? (farRatio <= 2 ? 'PASS (<= 2x page 0)' : 'FAIL (<= 2x page 0)') : rpsRatio >= 0.6 && cpuRatio <= 2 ? 'PASS (>= 60 %, <= 2x)' : 'FAIL (>= 60 %, <= 2x)';
     console.log(`${result.name.padEnd(44)}${`${(rpsRatio * 100).toFixed(0)} %`.padStart(11)}${`${cpuRatio.toFixed(2)}x`.padStart(9)}${(farRatio === undefined ? '-' : `${farRatio.toFixed(2)}x`).padStart(13)}  ${verdict}`);
