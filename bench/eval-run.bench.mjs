@@ -17,7 +17,7 @@
 //   npm run build && node bench/eval-run.bench.mjs            # embedded PostgreSQL in a temp folder
 //   DATABASE_URL=postgres://… node bench/eval-run.bench.mjs   # or an existing server (a fresh database is made)
 //   BENCH_CASES=2000 BENCH_BIG_CASES=50000 BENCH_DELAY_MS=50 BENCH_POLL_MS=250 node bench/eval-run.bench.mjs
-//   BENCH_SKIP_200=1 (no concurrency-200 row)   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (app node flags)
+//   BENCH_SKIP_200=1 (no concurrency-200 row)   BENCH_ONLY='2k c20,50k c200' (only the rows so labelled)   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (app node flags)
 // Peak RSS is the app's Node process only (VmHWM; VmRSS also sampled every 100 ms, Linux); PostgreSQL's memory is not
 // counted, but the CPU time of the app, of its PostgreSQL children (embedded) and of this script is printed.
 import { spawn } from 'node:child_process';
@@ -37,7 +37,7 @@ const PLAN = [
   { label: '2k c20', count: cases, runs: 1, concurrency: 20, ratioTarget: 1.1 },
   { label: '50k c20', count: bigCases, runs: 1, concurrency: 20, ratioTarget: 1.1 },
   ...(process.env.BENCH_SKIP_200 ? [] : [{ label: '50k c200', count: bigCases, runs: 2, concurrency: 100, ratioTarget: 1.2 }]),
-].filter((entry) => entry.count > 0);
+].filter((entry) => entry.count > 0 && (!process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').includes(entry.label)));
 const RSS_PEAK_TARGET_MB = 220;
 const RSS_GROWTH_TARGET_MB = 40;
 const apiKey = 'bench-eval-api-key-0123456789abcdef';

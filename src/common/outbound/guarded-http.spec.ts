@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OutboundPolicy } from './address-policy';
-import { guardedHttpRequest, OutboundReplyTooLargeError, OutboundRequestError, type Resolver } from './guarded-http';
+import { AddressDecisionCache, guardedHttpRequest, OutboundReplyTooLargeError, OutboundRequestError, type Resolver } from './guarded-http';
 import { OutboundClient } from './outbound-client';
 
 const strict: OutboundPolicy = { use: 'tool', switchName: 'CHAT_TOOL_ALLOW_PRIVATE_NETWORKS', allowPrivateNetworks: false };
@@ -153,6 +153,67 @@ describe('guardedHttpRequest, with a peer', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     expect((await failure(guardedHttpRequest({ ...request(`${base}/drip`, 5000), maxResponseBytes: 1_000_000, signal: controller.signal }, loose))).code).toBe('aborted');
+  });
+
+  it('keeps an allowed decision for a name a short while, pinned to the judged address: a rebinding answer cannot move the connection, and is judged once the decision runs out', async () => {
+    const port = Number(new URL(base).port);
+    // The rebinding answer: 127.0.0.2 at the peer's port is "the database" here (the peer listens on 127.0.0.1 only,
+    // so a connection moved there would fail to connect rather than reach the peer).
+    const policy: OutboundPolicy = { ...loose, protectedEndpoints: [{ host: '127.0.0.2', port }] };
+    let now = 1_000_000;
+    const decisions = new AddressDecisionCache(1_000, 256, () => now);
+    const answers: string[] = [];
+    const rebinding: Resolver = async () => {
+      const address = answers.length === 0 ? '127.0.0.1' : '127.0.0.2';
+      answers.push(address);
+      return [{ address, family: 4 }];
+    };
+    const url = `http://rebind.example:${port}/ok`;
+    expect((await guardedHttpRequest(request(url), policy, rebinding, decisions)).body.toString()).toBe('fine');
+    // Within the decision's life: not resolved again, connected to the judged 127.0.0.1 whatever DNS would say now.
+    now += 999;
+    expect((await guardedHttpRequest(request(url), policy, rebinding, decisions)).body.toString()).toBe('fine');
+    expect(answers).toEqual(['127.0.0.1']);
+    // Past it: resolved and judged again; the rebinding answer is refused, and a refusal is never kept.
+    now += 1;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect(await failure(guardedHttpRequest(request(url), policy, rebinding, decisions))).toMatchObject({ code: 'blocked_address', message: `Refused to call http://rebind.example:${port}/ok: 127.0.0.2:${port} is the database's address; tool calls never go there.` });
+    }
+    expect(answers).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.2']);
+  });
+
+  it('judges again under a new policy: a kept decision for a literal does not outlive the policy it was made under', async () => {
+    const port = Number(new URL(base).port);
+    const decisions = new AddressDecisionCache();
+    expect((await guardedHttpRequest(request(`${base}/ok`), loose, undefined, decisions)).body.toString()).toBe('fine');
+    const guarded: OutboundPolicy = { ...loose, protectedLocalPorts: [port] };
+    expect(await failure(guardedHttpRequest(request(`${base}/ok`), guarded, undefined, decisions))).toMatchObject({ code: 'blocked_address' });
+    // And a redirect target is judged on every hop, kept decisions or not.
+    expect(await failure(guardedHttpRequest(request(`${base}/to-metadata`), loose, undefined, decisions))).toMatchObject({ code: 'blocked_address' });
+    expect(await failure(guardedHttpRequest(request(`${base}/to-metadata`), loose, undefined, decisions))).toMatchObject({ code: 'blocked_address' });
+  });
+
+  it('keeps names for no time with a TTL of 0 (resolved and judged on every request)', async () => {
+    const port = Number(new URL(base).port);
+    const decisions = new AddressDecisionCache(0);
+    let lookups = 0;
+    const resolver: Resolver = async () => {
+      lookups++;
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    for (let call = 0; call < 3; call++) expect((await guardedHttpRequest(request(`http://peer.example:${port}/ok`), loose, resolver, decisions)).status).toBe(200);
+    expect(lookups).toBe(3);
+  });
+
+  it('times a kept-decision request out and cancels it like any other', async () => {
+    const decisions = new AddressDecisionCache();
+    await guardedHttpRequest(request(`${base}/ok`), loose, undefined, decisions);
+    const started = Date.now();
+    expect(await failure(guardedHttpRequest({ ...request(`${base}/drip`, 150), maxResponseBytes: 1_000_000 }, loose, undefined, decisions))).toMatchObject({ code: 'timeout', message: 'No complete reply within 150 ms.' });
+    expect(Date.now() - started).toBeLessThan(1500);
+    const controller = new AbortController();
+    controller.abort();
+    expect(await failure(guardedHttpRequest({ ...request(`${base}/ok`), signal: controller.signal }, loose, undefined, decisions))).toMatchObject({ code: 'aborted' });
   });
 
   it('serves a fetch whose reply is already capped (OutboundClient.fetch)', async () => {

@@ -97,42 +97,166 @@ export interface GuardedResponse {
 }
 
 /**
+ * The addresses one hop may connect to, as judged by the policy, and the `lookup` that pins a connection to them.
+ * @see AddressDecisionCache
+ */
+export interface JudgedHop {
+  addresses: LookupAddress[];
+  lookup: LookupFunction;
+}
+
+/**
+ * Allowed-hop decisions of one use, per `protocol//host:port`, so a busy caller (an evaluation run's thousands of
+ * cases to one target) does not judge the same host for every request (issue 14 acceptance 3). Only allowed hops
+ * are kept, with the addresses they were judged on; a request that takes a kept decision connects to those addresses
+ * only (the pinned `lookup`), so a later DNS answer (rebinding) can never move it. An IP literal's decision depends
+ * on nothing but the policy: kept until the policy changes. A name's is kept `nameTtlMs` (ms), then resolved and
+ * judged again. Every decision is dropped when the policy object changes (e.g. a new protected port).
+ */
+export class AddressDecisionCache {
+  private readonly entries = new Map<string, { hop: JudgedHop; until: number }>();
+  private policy?: OutboundPolicy;
+
+  /**
+   * @param nameTtlMs how long a host name's judged addresses are used before it is resolved again, ms (0: never kept)
+   * @param maxEntries hosts kept at most (past it the oldest is dropped)
+   * @param now clock, ms (tests inject one)
+   */
+  constructor(
+    readonly nameTtlMs = 1_000,
+    private readonly maxEntries = 256,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The kept decision for `url` under `policy`, or undefined. */
+  get(url: URL, policy: OutboundPolicy): JudgedHop | undefined {
+    if (policy !== this.policy) return undefined;
+    const key = hopKey(url);
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.until <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.hop;
+  }
+
+  /** Keeps an allowed decision for `url` under `policy` (see the class comment for how long). */
+  set(url: URL, policy: OutboundPolicy, hop: JudgedHop): void {
+    if (policy !== this.policy) {
+      this.entries.clear();
+      this.policy = policy;
+    }
+    const literal = isIpLiteralHost(url.hostname);
+    if (!literal && this.nameTtlMs <= 0) return;
+    const key = hopKey(url);
+    this.entries.delete(key);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { hop, until: literal ? Infinity : this.now() + this.nameTtlMs });
+  }
+}
+
+function hopKey(url: URL): string {
+  return `${url.protocol}//${url.host}`;
+}
+
+/** True for a host the URL parser already made an IP address (IPv6 in brackets, or four dotted decimals). */
+function isIpLiteralHost(hostname: string): boolean {
+  return hostname.startsWith('[') || /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/** Why an exchange stopped before its end: the one deadline, or the caller's signal. */
+type StopReason = 'timeout' | 'aborted';
+
+/**
+ * The one deadline and the caller's cancellation of an exchange, without an AbortController per request: whatever
+ * waits at the moment (DNS, the request, the body) registers one `onStop`, which the timer or the caller's signal
+ * calls once.
+ */
+class Exchange {
+  reason?: StopReason;
+  private onStop?: () => void;
+  private readonly timer: NodeJS.Timeout;
+  private readonly signal?: AbortSignal;
+  private readonly onCallerAbort = () => this.stop('aborted');
+
+  constructor(readonly timeoutMs: number, signal: AbortSignal | undefined) {
+    this.timer = setTimeout(() => this.stop('timeout'), timeoutMs);
+    if (signal) {
+      this.signal = signal;
+      if (signal.aborted) this.reason = 'aborted';
+      else signal.addEventListener('abort', this.onCallerAbort, { once: true });
+    }
+  }
+
+  /** Registers what to do when the exchange stops (replacing the previous one); runs it at once when already stopped. */
+  whenStopped(onStop: (() => void) | undefined): void {
+    this.onStop = onStop;
+    if (this.reason && onStop) onStop();
+  }
+
+  /** The error of a stopped exchange. */
+  error(): OutboundRequestError {
+    return this.reason === 'aborted'
+      ? new OutboundRequestError('aborted', 'The request was cancelled.')
+      : new OutboundRequestError('timeout', `No complete reply within ${this.timeoutMs} ms.`);
+  }
+
+  /** Clears the timer and the caller's listener. */
+  end(): void {
+    clearTimeout(this.timer);
+    this.onStop = undefined;
+    this.signal?.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  private stop(reason: StopReason): void {
+    if (this.reason) return;
+    this.reason = reason;
+    const onStop = this.onStop;
+    this.onStop = undefined;
+    onStop?.();
+  }
+}
+
+/** Status codes followed as redirects. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
  * Sends the request under the policy (see the module comment).
  * @param resolve DNS resolution (default: node:dns lookup, all answers)
+ * @param decisions allowed-hop decisions kept across calls of one use (see AddressDecisionCache); default none
  * @throws OutboundRequestError (OutboundReplyTooLargeError past the cap)
  */
-export async function guardedHttpRequest(request: GuardedRequest, policy: OutboundPolicy, resolve: Resolver = systemResolver): Promise<GuardedResponse> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, request.timeoutMs);
-  const onCallerAbort = () => controller.abort();
-  if (request.signal?.aborted) controller.abort();
-  request.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  const stopped = () =>
-    timedOut || !request.signal?.aborted
-      ? new OutboundRequestError('timeout', `No complete reply within ${request.timeoutMs} ms.`)
-      : new OutboundRequestError('aborted', 'The request was cancelled.');
+export async function guardedHttpRequest(request: GuardedRequest, policy: OutboundPolicy, resolve: Resolver = systemResolver, decisions?: AddressDecisionCache): Promise<GuardedResponse> {
+  const exchange = new Exchange(request.timeoutMs, request.signal);
   try {
     let url = parseUrl(request.url);
     let method = request.method.toUpperCase();
     let body = request.body;
-    const headers = { ...request.headers };
-    const sensitive = new Set(['authorization', ...(request.sensitiveHeaders ?? []).map((name) => name.toLowerCase())]);
+    let headers = request.headers;
     for (let redirects = 0; ; redirects += 1) {
-      const addresses = await withSignal(judged(url, policy, resolve), controller.signal, stopped);
-      const response = await send(url, method, headers, body, addresses, controller.signal, request.agents).catch((error: unknown) => {
-        throw controller.signal.aborted ? stopped() : new OutboundRequestError('network_error', `Could not reach ${describe(url)}: ${(error as Error).message}`, `could not connect (${(error as { code?: string }).code ?? 'network error'})`, error);
+      if (exchange.reason) throw exchange.error();
+      let hop = decisions?.get(url, policy);
+      if (!hop) {
+        const addresses = await stoppable(judged(url, policy, resolve), exchange);
+        hop = { addresses, lookup: pinnedLookup(addresses) };
+        decisions?.set(url, policy, hop);
+      }
+      const response = await send(url, method, headers, body, hop.lookup, exchange, request.agents).catch((error: unknown) => {
+        throw exchange.reason ? exchange.error() : new OutboundRequestError('network_error', `Could not reach ${describe(url)}: ${(error as Error).message}`, `could not connect (${(error as { code?: string }).code ?? 'network error'})`, error);
       });
       const location = response.headers.location;
-      if ([301, 302, 303, 307, 308].includes(response.statusCode ?? 0) && location && !(request.returnRedirects && redirects >= request.maxRedirects)) {
+      const status = response.statusCode ?? 0;
+      if (REDIRECTS.has(status) && location && !(request.returnRedirects && redirects >= request.maxRedirects)) {
         response.destroy();
         if (redirects >= request.maxRedirects) throw new OutboundRequestError('too_many_redirects', `More than ${request.maxRedirects} redirects (last to ${describe(url)}).`);
         const next = parseUrl(new URL(location, url).toString());
-        if (next.origin !== url.origin) for (const name of Object.keys(headers)) if (sensitive.has(name.toLowerCase())) delete headers[name];
-        if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
+        headers = { ...headers };
+        if (next.origin !== url.origin) {
+          const sensitive = new Set(['authorization', ...(request.sensitiveHeaders ?? []).map((name) => name.toLowerCase())]);
+          for (const name of Object.keys(headers)) if (sensitive.has(name.toLowerCase())) delete headers[name];
+        }
+        if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
           method = method === 'HEAD' ? 'HEAD' : 'GET';
           body = undefined;
           for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') delete headers[name];
@@ -140,15 +264,14 @@ export async function guardedHttpRequest(request: GuardedRequest, policy: Outbou
         url = next;
         continue;
       }
-      const received = await readBody(response, url, request, controller.signal).catch((error: unknown) => {
+      const received = await readBody(response, url, request, exchange).catch((error: unknown) => {
         if (error instanceof OutboundRequestError) throw error;
-        throw controller.signal.aborted ? stopped() : new OutboundRequestError('network_error', `The reply from ${describe(url)} broke off: ${(error as Error).message}`, 'the reply broke off', error);
+        throw exchange.reason ? exchange.error() : new OutboundRequestError('network_error', `The reply from ${describe(url)} broke off: ${(error as Error).message}`, 'the reply broke off', error);
       });
-      return { status: response.statusCode ?? 0, headers: response.headers, body: received, url: url.toString(), redirects };
+      return { status, headers: response.headers, body: received, url: url.toString(), redirects };
     }
   } finally {
-    clearTimeout(timer);
-    request.signal?.removeEventListener('abort', onCallerAbort);
+    exchange.end();
   }
 }
 
@@ -167,39 +290,46 @@ async function judged(url: URL, policy: OutboundPolicy, resolve: Resolver): Prom
   }
 }
 
-/** Sends one hop, connecting only to `addresses`; resolves with the response head. */
-function send(
-  url: URL,
-  method: string,
-  headers: Record<string, string>,
-  body: string | Buffer | undefined,
-  addresses: LookupAddress[],
-  signal: AbortSignal,
-  agents: GuardedRequest['agents'],
-): Promise<IncomingMessage> {
-  const pinned = ((_hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => {
+/** A `lookup` that answers only `addresses` (the judged ones), whatever the name: the connection is pinned to them. */
+function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => {
     const wanted = options.family === 4 || options.family === 6 ? addresses.filter((entry) => entry.family === options.family) : addresses;
     const usable = wanted.length > 0 ? wanted : addresses;
     if (options.all) callback(null, usable);
     else callback(null, usable[0].address, usable[0].family);
   }) as unknown as LookupFunction;
+}
+
+/** Sends one hop, connecting only through `lookup` (pinned); resolves with the response head. A stop destroys it. */
+function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+  lookup: LookupFunction,
+  exchange: Exchange,
+  agents: GuardedRequest['agents'],
+): Promise<IncomingMessage> {
   const https = url.protocol === 'https:';
   const options: RequestOptions = {
     method,
     headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-    lookup: pinned,
+    lookup,
     agent: (https ? agents?.https : agents?.http) ?? false,
-    signal,
   };
   return new Promise((resolve, reject) => {
     const outgoing = (https ? httpsRequest : httpRequest)(url, options, resolve);
     outgoing.on('error', reject);
+    exchange.whenStopped(() => {
+      reject(new Error('aborted'));
+      outgoing.destroy();
+    });
     outgoing.end(body);
   });
 }
 
 /** Reads a body as a stream up to the cap. @throws OutboundReplyTooLargeError as soon as it is passed */
-function readBody(response: IncomingMessage, url: URL, request: GuardedRequest, signal: AbortSignal): Promise<Buffer> {
+function readBody(response: IncomingMessage, url: URL, request: GuardedRequest, exchange: Exchange): Promise<Buffer> {
   const limit = request.maxResponseBytes;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -221,10 +351,13 @@ function readBody(response: IncomingMessage, url: URL, request: GuardedRequest, 
       }
       chunks.push(chunk);
     });
-    response.on('end', () => resolve(Buffer.concat(chunks)));
+    response.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
     response.on('error', reject);
     response.on('aborted', () => reject(new Error('aborted')));
-    signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+    exchange.whenStopped(() => {
+      reject(new Error('aborted'));
+      response.destroy();
+    });
   });
 }
 
@@ -246,18 +379,18 @@ export function describe(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
-function withSignal<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => Error): Promise<T> {
-  if (signal.aborted) return Promise.reject(onAbort());
+/** `work`, or the exchange's error as soon as it stops (the work itself is left to end on its own). */
+function stoppable<T>(work: Promise<T>, exchange: Exchange): Promise<T> {
+  if (exchange.reason) return Promise.reject(exchange.error());
   return new Promise((resolve, reject) => {
-    const abort = () => reject(onAbort());
-    signal.addEventListener('abort', abort, { once: true });
+    exchange.whenStopped(() => reject(exchange.error()));
     work.then(
       (value) => {
-        signal.removeEventListener('abort', abort);
+        exchange.whenStopped(undefined);
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', abort);
+        exchange.whenStopped(undefined);
         reject(error);
       },
     );

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { OutboundPolicy, Resolver } from './address-policy';
-import { guardedHttpRequest, type GuardedRequest, type GuardedResponse, OutboundRequestError, systemResolver } from './guarded-http';
+import { AddressDecisionCache, guardedHttpRequest, type GuardedRequest, type GuardedResponse, OutboundRequestError, systemResolver } from './guarded-http';
 
 /** One use's settings (from its wing's `*-outbound.config.ts`): policy plus limits. */
 export interface OutboundUseSettings extends Omit<OutboundPolicy, 'protectedLocalPorts' | 'protectedEndpoints' | 'localAddresses'> {
@@ -22,6 +22,9 @@ export interface ProtectedTargets {
   localAddresses: readonly string[];
 }
 
+/** No protected targets (a client built without OutboundHttp, e.g. in unit tests): one object, so the policy stays the same. */
+const NO_PROTECTED_TARGETS: ProtectedTargets = Object.freeze({ protectedLocalPorts: [], protectedEndpoints: [], localAddresses: [] });
+
 /** A WHATWG `fetch` whose every call goes through the guard (for SDKs that take a `fetch`, like `openai`). */
 export type GuardedFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -29,24 +32,38 @@ export type GuardedFetch = (input: string | URL | Request, init?: RequestInit) =
  * The outbound HTTP client of one use (tool providers, evaluation targets, models, webhooks, the chat platform):
  * guardedHttpRequest under the use's policy, byte cap and time limit (issue 19 item 1). Holds one pair of keep-alive
  * agents, so a run's cases reuse sockets; a socket is only ever opened to an address this use's policy allowed.
+ * Allowed-hop decisions are kept per host:port (AddressDecisionCache: an IP literal's while the policy holds, a name's
+ * for `decisionTtlMs`), each with the addresses it was judged on, and requests that reuse one are pinned to those
+ * addresses: a busy use does not judge the same host per request, and DNS rebinding cannot move a connection.
  */
 export class OutboundClient {
   private readonly agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 256 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 256 }) };
+  private readonly decisions: AddressDecisionCache;
+  /** The policy built for the protected targets last seen (rebuilt when that object changes). */
+  private cachedPolicy?: { targets: ProtectedTargets; policy: OutboundPolicy };
 
   /**
    * @param settings the use's policy and limits
    * @param protectedTargets read on every call (ports become known once the server listens)
+   *   (OutboundHttp returns the same object until they change, so kept decisions stay valid until then)
    * @param resolve DNS (tests inject a fake)
+   * @param decisionTtlMs how long a host name's judged addresses are reused before it is resolved again, ms
+   *   (default 1000; 0: resolved and judged on every request)
    */
   constructor(
     readonly settings: OutboundUseSettings,
-    private readonly protectedTargets: () => ProtectedTargets = () => ({ protectedLocalPorts: [], protectedEndpoints: [], localAddresses: [] }),
+    private readonly protectedTargets: () => ProtectedTargets = () => NO_PROTECTED_TARGETS,
     private readonly resolve: Resolver = systemResolver,
-  ) {}
+    decisionTtlMs = 1_000,
+  ) {
+    this.decisions = new AddressDecisionCache(decisionTtlMs);
+  }
 
-  /** The full policy right now (the use's switch plus this server's protected targets). */
+  /** The full policy right now (the use's switch plus this server's protected targets); the same object while they hold. */
   policy(): OutboundPolicy {
-    return { ...this.settings, ...this.protectedTargets() };
+    const targets = this.protectedTargets();
+    if (this.cachedPolicy?.targets !== targets) this.cachedPolicy = { targets, policy: { ...this.settings, ...targets } };
+    return this.cachedPolicy.policy;
   }
 
   /**
@@ -66,6 +83,7 @@ export class OutboundClient {
       },
       this.policy(),
       this.resolve,
+      this.decisions,
     );
   }
 

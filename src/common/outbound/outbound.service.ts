@@ -23,6 +23,8 @@ export class OutboundHttp implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly clients = new Map<string, OutboundClient>();
   private readonly listeningPorts = new Set<number>();
   private readonly targets: () => ProtectedTargets;
+  /** Makes `targets` build a new object (a port was added). */
+  private readonly forgetTargets: () => void;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -35,11 +37,15 @@ export class OutboundHttp implements OnApplicationBootstrap, OnModuleDestroy {
       .map((entry) => entry.address);
     const databaseIsLocal = database !== null && (/^localhost\.?$/i.test(database.host) || localAddresses.some((address) => normaliseAddress(address) === normaliseAddress(database.host)) || isLoopbackText(database.host));
     const fixedPorts = [config.port, config.embeddedPostgresPort, ...(databaseIsLocal && database ? [database.port] : [])].filter((port) => port > 0);
-    this.targets = () => ({
-      protectedLocalPorts: [...new Set([...fixedPorts, ...this.listeningPorts])],
-      protectedEndpoints: database ? [database] : [],
-      localAddresses,
-    });
+    // One object until a new listening port is recorded: clients keep their address decisions while it holds.
+    let current: ProtectedTargets | undefined;
+    this.targets = () =>
+      (current ??= Object.freeze({
+        protectedLocalPorts: [...new Set([...fixedPorts, ...this.listeningPorts])],
+        protectedEndpoints: database ? [database] : [],
+        localAddresses,
+      }));
+    this.forgetTargets = () => (current = undefined);
   }
 
   /** Records the ports the HTTP server listens on (known only once it listens; a test app picks a free one). */
@@ -48,7 +54,10 @@ export class OutboundHttp implements OnApplicationBootstrap, OnModuleDestroy {
     if (!server || typeof server.on !== 'function') return;
     const record = () => {
       const address = server.address() as AddressInfo | string | null;
-      if (address && typeof address === 'object') this.listeningPorts.add(address.port);
+      if (address && typeof address === 'object' && !this.listeningPorts.has(address.port)) {
+        this.listeningPorts.add(address.port);
+        this.forgetTargets();
+      }
     };
     record();
     server.on('listening', record);

@@ -135,7 +135,8 @@ export class RunExecutor implements OnModuleDestroy {
       const writer = new RunResultWriter((batch) => this.storeResults(runId, batch, lease), resultBatchSize);
       let cancelled: boolean;
       try {
-        cancelled = await this.runPool(next, Math.min(run.concurrency, target.maxConcurrency), runId, lease, (item) => this.runCase(run, channel, judge, item, lease, writer));
+        const ruleDefaults = ruleDefaultsOf(run.llmConfig);
+        cancelled = await this.runPool(next, Math.min(run.concurrency, target.maxConcurrency), runId, lease, (item) => this.runCase(run, channel, judge, ruleDefaults, item, writer));
       } catch (error) {
         // What was sent is recorded also when the pool stopped on an error; that error is the one reported.
         await writer.flush().catch((flushError: Error) => this.logger.warn(`Run ${runId}: could not store the last results: ${flushError.message}`));
@@ -181,7 +182,7 @@ export class RunExecutor implements OnModuleDestroy {
   }
 
   /** Sends one case's turns, judges the last reply, hands the result to the run's writer. */
-  private async runCase(run: RunEntity, channel: TargetChannel, judge: RubricJudge | undefined, item: WorkItem, lease: LeaseHold, writer: RunResultWriter): Promise<void> {
+  private async runCase(run: RunEntity, channel: TargetChannel, judge: RubricJudge | undefined, ruleDefaults: RuleDefaults, item: WorkItem, writer: RunResultWriter): Promise<void> {
     const { testCase, repeatIndex } = item;
     const messages = testCase.turns ?? [testCase.input ?? ''];
     const history: ChatTurn[] = [];
@@ -214,7 +215,6 @@ export class RunExecutor implements OnModuleDestroy {
         break;
       }
     }
-    const ruleDefaults = ruleDefaultsOf(run.llmConfig);
     const rules = status === 'errored' ? [] : await Promise.all(testCase.rules.map((rule) => evaluateRule(rule, { output: output ?? '', latencyMs: latencyMs ?? 0 }, judge, ruleDefaults)));
     // A judge answer with no readable verdict is a judge failure: the case is errored, never failed (issue 24).
     const unreadable = rules.find((rule) => rule.errored);

@@ -1,6 +1,8 @@
-import type { OutboundClient } from '../../../common/outbound/outbound-client';
+import { type OutboundClient, outboundCause } from '../../../common/outbound/outbound-client';
+import type { GuardedResponse } from '../../../common/outbound/guarded-http';
 import { renderBodyTemplate, templateMentionsMessage } from './body-template';
 import {
+  cancelledError,
   ChannelError,
   type ChannelReply,
   type ChannelRequest,
@@ -14,9 +16,8 @@ import {
   redactSecrets,
   statusError,
   type TargetChannel,
-  withDeadline,
 } from './channel';
-import { extractReply, replyPathProblem } from './reply-path';
+import { extractReply, plainReplyPath, replyPathProblem } from './reply-path';
 
 /** Configuration of an `http` channel (issue: http channel, like promptfoo's HTTP provider). */
 export interface HttpChannelConfig {
@@ -90,31 +91,38 @@ export function createHttpChannel(config: HttpChannelConfig, outbound: OutboundC
     if (!PLAIN_HEADERS.has(name.toLowerCase())) secrets.push(value, ...value.split(/\s+/).filter((part) => part.length >= 8));
   }
 
+  const method = config.method ?? 'POST';
+  const replyKeys = plainReplyPath(config.replyPath);
   return {
     async send(request: ChannelRequest): Promise<ChannelReply> {
+      if (request.signal?.aborted) throw cancelledError();
       const body = JSON.stringify(renderBodyTemplate(config.bodyTemplate, { message: request.message, history: request.history, sessionId: request.sessionId }));
       const started = performance.now();
-      const { status, headers: replyHeaders, text } = await withDeadline(timeoutMs, request.signal, async (signal) => {
-        try {
-          // The client's own deadline is a backstop: withDeadline's fires first and names the timeout.
-          const reply = await outbound.request({ url: config.url, method: config.method ?? 'POST', headers, body, signal, timeoutMs: timeoutMs + 1_000, maxRedirects: 0, returnRedirects: true });
-          const replyHeaders = new Headers();
-          for (const [name, value] of Object.entries(reply.headers)) if (value !== undefined) replyHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-          return { status: reply.status, headers: replyHeaders, text: reply.body.toString('utf8') };
-        } catch (error) {
-          if (signal.aborted) throw error;
-          throw outboundChannelError(error) ?? networkError(error);
-        }
-      });
+      let reply: GuardedResponse;
+      try {
+        // The outbound client's one deadline is the send's timeout (one timer per send, not one per layer).
+        reply = await outbound.request({ url: config.url, method, headers, body, signal: request.signal, timeoutMs, maxRedirects: 0, returnRedirects: true });
+      } catch (error) {
+        if (request.signal?.aborted) throw cancelledError();
+        const code = outboundCause(error)?.code;
+        if (code === 'timeout') throw new ChannelError(`no reply within ${timeoutMs} ms`, { retryable: true });
+        throw outboundChannelError(error) ?? networkError(error);
+      }
       const latencyMs = Math.round(performance.now() - started);
-      if (status < 200 || status >= 300) throw statusError(status, replyHeaders, excerpt(text, secrets));
+      const { status } = reply;
+      const text = reply.body.toString('utf8');
+      if (status < 200 || status >= 300) {
+        const replyHeaders = new Headers();
+        for (const [name, value] of Object.entries(reply.headers)) if (value !== undefined) replyHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        throw statusError(status, replyHeaders, excerpt(text, secrets));
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
         throw new ChannelError(`target reply (HTTP ${status}) is not JSON`, { retryable: false, status });
       }
-      return { output: extractReply(parsed, config.replyPath), latencyMs, raw: redactSecrets(parsed, secrets) };
+      return { output: extractReply(parsed, config.replyPath, replyKeys), latencyMs, raw: redactSecrets(parsed, secrets) };
     },
   };
 }
