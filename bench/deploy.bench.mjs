@@ -4,18 +4,22 @@
 // (`elapsedSeconds`: from the archive's first byte reaching the server to the commit; the archive is unpacked while it
 // arrives) and the whole HTTP request including the upload, with their ratios to tar (issue 14 acceptance 2:
 // whole request <= 1.3x, unpack + publish <= 1.1x). Rounds interleave tar and the gateway, each after `sync`.
+// Each row prints best, median and every round; the CPU rows (user + system, all threads: tar's gzip and tar processes,
+// the app's whole process) say what a round cost, which the wall times hide on a shared machine. The first deploy(s)
+// of the process (module loading, JIT warm-up, the writer thread's start) are printed apart, before the rounds.
 //
 //   npm run build && node bench/deploy.bench.mjs            # embedded PostgreSQL in a temp folder
-//   DATABASE_URL=postgres://… node bench/deploy.bench.mjs   # or an existing server
-//   BENCH_FILES=5000 BENCH_MB=50 BENCH_ROUNDS=5 node bench/deploy.bench.mjs
+//   TMPDIR=/dev/shm node bench/deploy.bench.mjs             # on tmpfs: on a disk, tar itself varies 10x between rounds
+//   BENCH_FILES=5000 BENCH_MB=50 BENCH_ROUNDS=5 BENCH_WARMUP=1 node bench/deploy.bench.mjs
 //   BENCH_APP_MAIN=/path/to/dist/src/main.js                # another build of the app
+//   BENCH_APP_MAIN=/old/dist/src/main.js,dist/src/main.js   # several builds, interleaved in the same rounds (A, B, …)
 //   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   # node flags for the app, after npm start's
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const files = Number(process.env.BENCH_FILES ?? 5000);
@@ -34,6 +38,16 @@ const freePort = () =>
   });
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** CPU time (user + system, ms) of process `pid` so far (Linux /proc, 10 ms ticks); with `reaped`, plus its waited-for children's. */
+const cpuMsOf = (pid, reaped = false, fieldsWanted = [11, 12]) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const wanted = reaped ? [...fieldsWanted, ...fieldsWanted.map((field) => field + 2)] : fieldsWanted;
+    return (wanted.reduce((sum, field) => sum + Number(fields[field]), 0) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+};
 
 // 1. A site: nested folders, mixed sizes (mostly small, some large), random content so gzip cannot shrink it.
 const site = join(work, 'site');
@@ -51,30 +65,53 @@ execFileSync('tar', ['-czf', archive, '-C', site, '.']);
 const archiveBytes = statSync(archive).size;
 console.log(`site: ${files} files, ${(written / 1048576).toFixed(1)} MiB unpacked, archive ${(archiveBytes / 1048576).toFixed(1)} MiB`);
 
-// 2. Start the built app and register.
-const port = await freePort();
-const dataDir = join(work, 'data');
-const env = {
-  ...process.env,
-  PORT: String(port),
-  LOG_LEVEL: 'warn',
-  DATA_DIR: dataDir,
-  EMBEDDED_POSTGRES_PORT: String(await freePort()),
-  DEPLOY_REGISTRATION_KEY: registrationKey,
-  DEPLOY_OWNER_TOKEN: 'bench-owner-token-0123456789abcdef',
-  DEPLOY_MAX_ARCHIVE_BYTES: String(archiveBytes * 2),
-};
-const appMain = process.env.BENCH_APP_MAIN ?? 'dist/src/main.js';
+// 2. Start the built app (or each of several builds, to compare them in one run) and register.
 // As `npm start` runs it (package.json's node flags), then BENCH_NODE_ARGS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 const startFlags = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
 const nodeArgs = [...startFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-const app = spawn(process.execPath, [...nodeArgs, appMain], { env, stdio: ['ignore', process.env.BENCH_APP_LOG ? 'inherit' : 'ignore', 'inherit'] });
-const baseUrl = `http://127.0.0.1:${port}`;
-let appExited = false;
-app.once('exit', () => (appExited = true));
+const appMains = (process.env.BENCH_APP_MAIN ?? 'dist/src/main.js').split(',').filter(Boolean);
+const warmups = Number(process.env.BENCH_WARMUP ?? 1);
+
+/** Starts one build with its own data folder, embedded PostgreSQL and port. */
+async function startApp(appMain, index) {
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    DATA_DIR: join(work, `data-${index}`),
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    DEPLOY_REGISTRATION_KEY: registrationKey,
+    DEPLOY_OWNER_TOKEN: 'bench-owner-token-0123456789abcdef',
+    DEPLOY_MAX_ARCHIVE_BYTES: String(archiveBytes * 2),
+  };
+  const child = spawn(process.execPath, [...nodeArgs, appMain], { env, stdio: ['ignore', process.env.BENCH_APP_LOG ? 'inherit' : 'ignore', 'inherit'] });
+  const app = { main: appMain, label: appMains.length > 1 ? `gateway ${String.fromCharCode(65 + index)}` : 'gateway', child, baseUrl: `http://127.0.0.1:${port}`, exited: false };
+  app.serverTimes = [];
+  app.requestTimes = [];
+  app.cpu = [];
+  app.systemCpu = [];
+  child.once('exit', () => (app.exited = true));
+  return app;
+}
+
+async function register(app) {
+  for (let attempt = 0; ; attempt++) {
+    const up = await fetch(`${app.baseUrl}/api/health`).then((response) => response.ok).catch(() => false);
+    if (up) break;
+    if (app.exited || attempt > 120) throw new Error(`the app did not start (did you run npm run build? ${app.main})`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const registration = await fetch(`${app.baseUrl}/api/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ registrationKey, agentId: 'bench', contactId: 'bench' }),
+  }).then((response) => response.json());
+  app.token = registration.token;
+}
 
 /** POST /api/deploy over node:http, the archive part streamed from disk (as curl -F does); resolves status and JSON. */
-function deploy(token) {
+function deploy(app) {
   const boundary = `----bench${randomBytes(8).toString('hex')}`;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="projectName"\r\n\r\nbench\r\n` +
@@ -83,10 +120,10 @@ function deploy(token) {
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${baseUrl}/api/deploy`, {
+    const req = httpRequest(`${app.baseUrl}/api/deploy`, {
       method: 'POST',
       agent: false, // a fresh connection per round: a kept-alive one may be closed by the server between rounds
-      headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + archiveBytes + tail.length) },
+      headers: { authorization: `Bearer ${app.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + archiveBytes + tail.length) },
     });
     req.on('response', (res) => {
       const chunks = [];
@@ -102,57 +139,97 @@ function deploy(token) {
   });
 }
 
+/** One timed deploy through `app` (after `sync`), recorded in `into` (its rows), then deleted. */
+async function timedDeploy(app, into) {
+  execFileSync('sync');
+  const cpuBefore = cpuMsOf(app.child.pid);
+  const systemBefore = cpuMsOf(app.child.pid, false, [12]);
+  const start = process.hrtime.bigint();
+  const { status, body: result } = await deploy(app);
+  into.requestTimes.push(ms(start));
+  into.cpu.push(cpuMsOf(app.child.pid) - cpuBefore);
+  into.systemCpu.push(cpuMsOf(app.child.pid, false, [12]) - systemBefore);
+  if (status !== 201) throw new Error(`deploy failed: ${JSON.stringify(result)}`);
+  if (result.fileCount !== files) throw new Error(`expected ${files} files, the gateway published ${result.fileCount}`);
+  into.serverTimes.push(result.elapsedSeconds * 1000);
+  await fetch(`${app.baseUrl}/api/deploy/${result.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${app.token}` } });
+}
+
+/** `tar -xzf` into a fresh folder beside the apps' data (after `sync`): wall and CPU (gzip + tar, reaped children) ms. */
+function timedTar(round) {
+  const target = join(work, `tar-${round}`);
+  mkdirSync(target);
+  execFileSync('sync');
+  const cpuBefore = cpuMsOf(process.pid, true) - cpuMsOf(process.pid);
+  const start = process.hrtime.bigint();
+  execFileSync('tar', ['-xzf', archive, '-C', target]);
+  const wall = ms(start);
+  const cpu = cpuMsOf(process.pid, true) - cpuMsOf(process.pid) - cpuBefore;
+  rmSync(target, { recursive: true, force: true });
+  return { wall, cpu };
+}
+
+const apps = [];
 const tarTimes = [];
-const serverTimes = [];
-const requestTimes = [];
+const tarCpu = [];
 try {
-  for (let attempt = 0; ; attempt++) {
-    const up = await fetch(`${baseUrl}/api/health`).then((response) => response.ok).catch(() => false);
-    if (up) break;
-    if (appExited || attempt > 120) throw new Error(`the app did not start (did you run npm run build? ${appMain})`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  const registration = await fetch(`${baseUrl}/api/auth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ registrationKey, agentId: 'bench', contactId: 'bench' }),
-  }).then((response) => response.json());
-  readFileSync(archive); // into the page cache, for both sides
+  for (const [index, appMain] of appMains.entries()) apps.push(await startApp(appMain, index));
+  for (const app of apps) await register(app);
+  readFileSync(archive); // into the page cache, for every side
 
-  // 3. Rounds, interleaved: tar -xzf into a fresh folder beside the app's data, then the same archive through the gateway.
+  // 3. The first deploys of a process pay module loading, JIT warm-up and the writer thread's start: shown apart.
+  const cold = apps.map(() => ({ serverTimes: [], requestTimes: [], cpu: [], systemCpu: [] }));
+  const coldTar = [];
+  for (let round = 0; round < warmups; round++) {
+    coldTar.push(timedTar(`warm-${round}`).wall);
+    for (const [index, app] of apps.entries()) await timedDeploy(app, cold[index]);
+  }
+
+  // 4. Rounds, interleaved: tar -xzf, then the same archive through each gateway (their order turns every round).
   for (let round = 0; round < rounds; round++) {
-    const target = join(work, `tar-${round}`);
-    mkdirSync(target);
-    execFileSync('sync');
-    let start = process.hrtime.bigint();
-    execFileSync('tar', ['-xzf', archive, '-C', target]);
-    tarTimes.push(ms(start));
-    rmSync(target, { recursive: true, force: true });
-
-    execFileSync('sync');
-    start = process.hrtime.bigint();
-    const { status, body: result } = await deploy(registration.token);
-    requestTimes.push(ms(start));
-    if (status !== 201) throw new Error(`deploy failed: ${JSON.stringify(result)}`);
-    if (result.fileCount !== files) throw new Error(`expected ${files} files, the gateway published ${result.fileCount}`);
-    serverTimes.push(result.elapsedSeconds * 1000);
-    await fetch(`${baseUrl}/api/deploy/${result.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${registration.token}` } });
+    const tar = timedTar(round);
+    tarTimes.push(tar.wall);
+    tarCpu.push(tar.cpu);
+    for (let turn = 0; turn < apps.length; turn++) await timedDeploy(apps[(round + turn) % apps.length], apps[(round + turn) % apps.length]);
   }
-  const row = (name, values) => console.log(`${name.padEnd(48)} best ${Math.min(...values).toFixed(0).padStart(6)} ms   median ${median(values).toFixed(0).padStart(6)} ms`);
+
+  const row = (name, values) =>
+    console.log(`${name.padEnd(52)} best ${Math.min(...values).toFixed(0).padStart(6)} ms   median ${median(values).toFixed(0).padStart(6)} ms   rounds ${values.map((value) => value.toFixed(0)).join(' ')}`);
   const ratio = (name, values, target) =>
     console.log(
-      `ratio ${name.padEnd(42)} best ${(Math.min(...values) / Math.min(...tarTimes)).toFixed(2)}   median ${(median(values) / median(tarTimes)).toFixed(2)}   (target <= ${target})`,
+      `ratio ${name.padEnd(46)} best ${(Math.min(...values) / Math.min(...tarTimes)).toFixed(2)}   median ${(median(values) / median(tarTimes)).toFixed(2)}   (target <= ${target})`,
     );
-  console.log(`rounds: ${rounds}, interleaved, each after sync`);
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  for (const [index, app] of apps.entries()) if (apps.length > 1) console.log(`${app.label}: ${app.main}`);
+  if (warmups > 0) {
+    console.log(`first ${warmups} deploy(s) of each process (cold; not in the rounds below):`);
+    row('  tar -xzf', coldTar);
+    for (const [index, app] of apps.entries()) {
+      row(`  ${app.label}: unpack + publish`, cold[index].serverTimes);
+      row(`  ${app.label}: whole HTTP request incl. upload`, cold[index].requestTimes);
+    }
+  }
+  console.log(`rounds: ${rounds}, interleaved, each after sync; load average ${load} (${availableParallelism()} CPUs)`);
   row('tar -xzf (reference)', tarTimes);
-  row('gateway: unpack + publish (elapsedSeconds)', serverTimes);
-  row('gateway: whole HTTP request incl. upload', requestTimes);
-  ratio('unpack + publish / tar', serverTimes, 1.1);
-  ratio('whole request / tar', requestTimes, 1.3);
+  for (const app of apps) {
+    row(`${app.label}: unpack + publish (elapsedSeconds)`, app.serverTimes);
+    row(`${app.label}: whole HTTP request incl. upload`, app.requestTimes);
+  }
+  for (const app of apps) {
+    ratio(`${app.label}: unpack + publish / tar`, app.serverTimes, 1.1);
+    ratio(`${app.label}: whole request / tar`, app.requestTimes, 1.3);
+  }
+  // CPU (user + system, all threads and processes) says what the wall times cost when the machine is shared.
+  row('cpu: tar -xzf (gzip + tar)', tarCpu);
+  for (const app of apps) {
+    row(`cpu: ${app.label}, whole request`, app.cpu);
+    row(`cpu: ${app.label}, whole request, system part`, app.systemCpu);
+  }
 } finally {
-  if (!appExited) {
-    app.kill('SIGTERM');
-    await new Promise((resolve) => app.once('exit', resolve));
+  for (const app of apps) {
+    if (app.exited) continue;
+    app.child.kill('SIGTERM');
+    await new Promise((resolve) => app.child.once('exit', resolve));
   }
   rmSync(work, { recursive: true, force: true });
 }

@@ -104,7 +104,7 @@ export class SiteFileBatcher {
     private readonly mode: number,
     /** A batch is sent once it holds this many bytes or files (memory held, number of messages). */
     private readonly maxBatchBytes = 1024 * 1024,
-    private readonly maxBatchFiles = 64,
+    private readonly maxBatchFiles = 256,
   ) {}
 
   /** Bytes queued and not yet sent. */
