@@ -5,6 +5,7 @@ import { OutboundHttp } from '../common/outbound/outbound.service';
 import { ChatAuthorizationServer, signingKeyFile } from './auth/authorization-server';
 import { shareCookieKey, shareSigningKey } from './auth/shared-signing-key';
 import { OperatorSignInRegistry } from '../common/ports/operator-sign-in';
+import { GuessLimiter, GuessLimitsModule } from '../common/auth/guess-limiter';
 import { DataSource } from 'typeorm';
 import { ChatCredentialStrategy } from './auth/chat-auth.strategy';
 import { CHAT_OAUTH_SETTINGS, ChatOAuthSettings, resolveChatOAuthSettings } from './auth/chat-oauth.settings';
@@ -133,7 +134,7 @@ import { OutOfHoursNoticeEntity } from './pipeline/out-of-hours-notice.entity';
  * corps, the enterprise chat platform port (simulator or HTTP adapter). Chat controllers declare `@ChatAuth()` and read the tenant with `@CurrentTenant()`.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([TenantEntity, OAuthClientEntity, WorkChatCorpEntity, ExternalContactEntity, GroupRoomEntity, GroupMemberEntity, WorkChatUserEntity, DigitalStaffEntity, DigitalStaffServiceTimeEntity, ContactWayEntity, GroupWayEntity]), ChatPlatformModule, TypeOrmModule.forFeature([ConversationGroupEntity, ConversationEventDefinitionEntity, ConversationTriggerEntity, UserConversationEntity, ChatChannelEntity, ChatGroupEntity]), TypeOrmModule.forFeature([VariableScopeEntity, VariableDefinitionEntity, VariableValueEntity, ScriptCategoryEntity, ScriptContentEntity, ContactViewEntity]), TypeOrmModule.forFeature([InterventionRuleEntity, TagRuleEntity, IntentionRecordEntity, ToolProviderEntity]), ChatMessagesModule, ChatMcpModule, TypeOrmModule.forFeature([ChatAiReplyEntity, OutOfHoursNoticeEntity]), JobsModule.forFeature([AI_REPLY]), TypeOrmModule.forFeature([EntRobotGroupEntity, EntRobotMessageLogEntity]), TypeOrmModule.forFeature([CustomerTodoEntity])],
+  imports: [TypeOrmModule.forFeature([TenantEntity, OAuthClientEntity, WorkChatCorpEntity, ExternalContactEntity, GroupRoomEntity, GroupMemberEntity, WorkChatUserEntity, DigitalStaffEntity, DigitalStaffServiceTimeEntity, ContactWayEntity, GroupWayEntity]), ChatPlatformModule, TypeOrmModule.forFeature([ConversationGroupEntity, ConversationEventDefinitionEntity, ConversationTriggerEntity, UserConversationEntity, ChatChannelEntity, ChatGroupEntity]), TypeOrmModule.forFeature([VariableScopeEntity, VariableDefinitionEntity, VariableValueEntity, ScriptCategoryEntity, ScriptContentEntity, ContactViewEntity]), TypeOrmModule.forFeature([InterventionRuleEntity, TagRuleEntity, IntentionRecordEntity, ToolProviderEntity]), ChatMessagesModule, ChatMcpModule, TypeOrmModule.forFeature([ChatAiReplyEntity, OutOfHoursNoticeEntity]), JobsModule.forFeature([AI_REPLY]), GuessLimitsModule, TypeOrmModule.forFeature([EntRobotGroupEntity, EntRobotMessageLogEntity]), TypeOrmModule.forFeature([CustomerTodoEntity])],
   controllers: [AiInterveneController, PlatformTenantsController, PlatformClientsController, WorkChatCorpsController, ConsoleContactsController, ExternalContactsV1Controller, CustomerProfilesController, WorkChatTenantlessController, GuideSyncController, ConsoleGroupRoomsController, GroupMemberDedupController, SimulatorApiController, WorkChatUsersController, DigitalStaffController, ServiceTimeController, DiagnosisController, ChatContactWaysController, WorkChatContactWaysController, ConsoleContactWaysController, StaffGuideScenesController, SimulatorQrController, GroupWaysController, ConversationGroupsController, TriggersController, EventDefinitionsController, UserConversationsController, ChatChannelsController, ChatGroupsController, TenantChatGroupsController, VariableScopesController, VariableValuesController, ScriptCategoriesController, ScriptContentsController, ContactViewsController, InterventionRulesV1Controller, InterventionRulesConsoleController, TagRulesController, IntentionRecordsController, ToolProvidersController, EntRobotController, PlatformCallbackController, CustomerTodosController],
   providers: [
     {
@@ -144,14 +145,14 @@ import { OutOfHoursNoticeEntity } from './pipeline/out-of-hours-notice.entity';
     },
     {
       provide: ChatAuthorizationServer,
-      inject: [CHAT_OAUTH_SETTINGS, APP_CONFIG, OAuthClientsService, DataSource, OperatorSignInRegistry],
-      useFactory: async (settings: ChatOAuthSettings, config: AppConfig, clients: OAuthClientsService, dataSource: DataSource, signInPort: OperatorSignInRegistry) => {
+      inject: [CHAT_OAUTH_SETTINGS, APP_CONFIG, OAuthClientsService, DataSource, OperatorSignInRegistry, GuessLimiter],
+      useFactory: async (settings: ChatOAuthSettings, config: AppConfig, clients: OAuthClientsService, dataSource: DataSource, signInPort: OperatorSignInRegistry, limiter: GuessLimiter) => {
         if (settings.mode !== 'built-in') return ChatAuthorizationServer.disabled();
         // One signing key for every instance on the database (issue 20 item 5), written to the file start() reads.
         await shareSigningKey(dataSource, signingKeyFile(config.dataDir));
         // Operator flow (issue 13 item 2): one cookie key for every instance too, records in chat_oauth_record.
         const cookieKey = await shareCookieKey(dataSource);
-        return ChatAuthorizationServer.start(settings, config.dataDir, clients, { dataSource, cookieKey, signInPort, operator: config.chatOperatorOAuth });
+        return ChatAuthorizationServer.start(settings, config.dataDir, clients, { dataSource, cookieKey, signInPort, operator: config.chatOperatorOAuth, limiter });
       },
     },
     TenantsService,

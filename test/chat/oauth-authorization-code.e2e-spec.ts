@@ -286,6 +286,33 @@ describe('chat authorization-code flow for operators (issue 13 item 2)', () => {
   });
 });
 
+describe('chat authorization-code flow: authorization requests per address (AUTH_SIGN_IN_START_*)', () => {
+  it('answers 429 problem+json with Retry-After past the limit, storing no interaction for a refused request', async () => {
+    const idp = await startTestIdentityProvider(USERS);
+    const testApp = await startOperatorApp(idp, { AUTH_SIGN_IN_START_MAX: '2' });
+    try {
+      const db = testApp.app.get<DataSource>(getDataSourceToken());
+      const interactions = async () => Number((await db.query(`SELECT count(*) AS n FROM chat_oauth_record WHERE model = 'Interaction'`))[0].n);
+      const authorize = () => {
+        const { challenge } = pkcePair();
+        const query = new URLSearchParams({ client_id: SWAGGER_CLIENT, response_type: 'code', redirect_uri: `${testApp.baseUrl}/docs/oauth2-redirect.html`, scope: 'chat:read', code_challenge: challenge, code_challenge_method: 'S256' });
+        return fetch(`${testApp.baseUrl}/oauth/auth?${query}`, { redirect: 'manual' });
+      };
+      for (let start = 0; start < 2; start++) expect((await authorize()).status).toBe(303);
+      expect(await interactions()).toBe(2);
+      const refused = await authorize();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await refused.json()) as { detail: string }).detail).toMatch(/Too many sign-ins started from your address/);
+      expect(await interactions()).toBe(2);
+    } finally {
+      await testApp.close();
+      await idp.close();
+    }
+  });
+});
+
 describe('chat authorization-code flow without single sign-on', () => {
   it('does not exist: the authorization endpoint refuses the Swagger UI client, the metadata and the document name no code flow', async () => {
     const testApp = await startOperatorApp(undefined);

@@ -257,3 +257,35 @@ describe('evaluation single sign-on: the provider\'s private-network switch', ()
     }
   });
 });
+
+describe('evaluation single sign-on: starts per address (AUTH_SIGN_IN_START_*)', () => {
+  it('answers 429 problem+json with Retry-After past the limit, and stores no state for a refused start', async () => {
+    const idp = await startTestIdentityProvider([]);
+    const testApp = await startTestApp({
+      EVAL_SSO_ISSUER: idp.issuer,
+      EVAL_SSO_CLIENT_ID: CLIENT_ID,
+      EVAL_SSO_CLIENT_SECRET: CLIENT_SECRET,
+      EVAL_SSO_ALLOWED_USERS: 'alice',
+      AUTH_SIGN_IN_START_MAX: '3',
+    });
+    try {
+      await idp.register({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: testApp.config.evaluationSso.callbackUrl });
+      const db = testApp.app.get<DataSource>(getDataSourceToken());
+      const stored = async () => Number((await db.query('SELECT count(*) AS n FROM eval_sso_state'))[0].n);
+      for (let start = 0; start < 3; start++) {
+        const started = await fetch(`${testApp.baseUrl}/api/auth/sso/login`, { redirect: 'manual' });
+        expect([started.status, started.status === 302 ? '' : await started.text()]).toEqual([302, '']);
+      }
+      expect(await stored()).toBe(3);
+      const refused = await fetch(`${testApp.baseUrl}/api/auth/sso/login`, { redirect: 'manual' });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await refused.json()) as { detail: string }).detail).toMatch(/Too many sign-ins started from your address/);
+      expect(await stored()).toBe(3);
+    } finally {
+      await testApp.close();
+      await idp.close();
+    }
+  });
+});

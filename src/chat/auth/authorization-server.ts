@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import type { OidcClient, OidcContext, OidcToken, Provider as OidcProvider } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import { secretsEqual, sha256Hex } from '../../common/crypto/secrets';
-import { PROBLEM_CONTENT_TYPE, reasonPhrase } from '../../common/http/problem-details';
+import type { GuessLimiter } from '../../common/auth/guess-limiter';
+import { PROBLEM_CONTENT_TYPE, ProblemException, reasonPhrase } from '../../common/http/problem-details';
 import type { OperatorSignInRegistry } from '../../common/ports/operator-sign-in';
 import { CHAT_SCOPE_DESCRIPTIONS } from './chat-scopes';
 import type { ChatOAuthSettings } from './chat-oauth.settings';
@@ -89,24 +90,26 @@ export interface OperatorFlowDependencies {
   signInPort: OperatorSignInRegistry;
   /** CHAT_OAUTH_OPERATOR_*: scopes and tenants an operator may get, session lifetime. */
   operator: ChatOperatorOAuthConfig;
+  /** Counts authorization requests per client address (AUTH_SIGN_IN_START_*): each stores an interaction row. */
+  limiter: Pick<GuessLimiter, 'countAttempt'>;
 }
 
 /** Writes a problem+json answer from the Node-level handler (outside Nest's exception filter). */
-function sendProblem(response: ServerResponse, status: number, detail: string): void {
+function sendProblem(response: ServerResponse, status: number, detail: string, headers: Record<string, string> = {}): void {
   if (response.headersSent) {
     response.end();
     return;
   }
   const body = JSON.stringify({ type: 'about:blank', title: reasonPhrase(status), status, detail });
-  response.writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) }).end(body);
+  response.writeHead(status, { ...headers, 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
 /** The HTTP status and text of an error thrown while answering an interaction. */
-function interactionFailure(error: unknown): { status: number; detail: string } | undefined {
+function interactionFailure(error: unknown): { status: number; detail: string; headers?: Record<string, string> } | undefined {
   if (error instanceof HttpException) {
     const body = error.getResponse();
     const detail = typeof body === 'object' && body && typeof (body as { message?: unknown }).message === 'string' ? (body as { message: string }).message : error.message;
-    return { status: error.getStatus(), detail };
+    return { status: error.getStatus(), detail, headers: error instanceof ProblemException ? error.headers : undefined };
   }
   // oidc-provider's own errors (SessionNotFound: no or another browser's interaction cookie) carry an OAuth status.
   const oauth = error as { status?: unknown; error_description?: unknown; error?: unknown };
@@ -335,12 +338,24 @@ export class ChatAuthorizationServer {
       if (path === '/.well-known/openid-configuration') return serveMetadata(metadataNow(), request, response);
       const interaction = INTERACTION_PATH.exec(request.url ?? '');
       if (interaction) return void startOperatorLogin(provider, signInPort, interaction[1], request as Request, response as Response);
+      // An authorization request stores an interaction before anyone signs in: counted per address while the flow is on.
+      if (path === '/auth' && operatorFlowOn()) return void countThen(operatorFlow.limiter, request as Request, response, () => providerHandler(request, response));
       providerHandler(request, response);
     };
     const metadataHandler: OAuthRequestHandler = (request, response) => serveMetadata(metadataNow(), request, response);
     const metadataPath = `/.well-known/oauth-authorization-server${new URL(settings.issuer).pathname.replace(/\/+$/, '')}`;
     return new ChatAuthorizationServer(handler, { keys: [key.publicJwk] }, metadataHandler, metadataPath);
   }
+}
+
+/** Counts one sign-in start of the request's address, then runs `next`; 429 problem+json (Retry-After) past the limit. */
+function countThen(limiter: Pick<GuessLimiter, 'countAttempt'>, request: Request, response: ServerResponse, next: () => void): void {
+  limiter.countAttempt('sign-in-start', request.ip).then(next, (error: unknown) => {
+    const failure = interactionFailure(error);
+    if (failure) return sendProblem(response, failure.status, failure.detail, failure.headers);
+    new Logger('ChatAuthorizationServer').error(`authorization request not counted: ${(error as Error)?.message ?? String(error)}`);
+    sendProblem(response, 503, 'The authorization request could not be started; try again.');
+  });
 }
 
 /**
@@ -363,7 +378,7 @@ async function startOperatorLogin(provider: OidcProvider, signInPort: OperatorSi
     await starter.start(request, response, { purpose: OPERATOR_LOGIN_PURPOSE, reference: uid });
   } catch (error) {
     const failure = interactionFailure(error);
-    if (failure) return sendProblem(response, failure.status, failure.detail);
+    if (failure) return sendProblem(response, failure.status, failure.detail, failure.headers);
     new Logger('ChatAuthorizationServer').error(`operator login failed: ${(error as Error)?.message ?? String(error)}`);
     sendProblem(response, 500, 'The sign-in could not be started.');
   }

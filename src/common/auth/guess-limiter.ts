@@ -21,7 +21,9 @@ export class GuessLimitExceeded extends ProblemException {
   ) {
     super(
       HttpStatus.TOO_MANY_REQUESTS,
-      `Too many failed attempts with this credential from your address; try again in ${retryAfter} s.`,
+      kind === 'sign-in-start'
+        ? `Too many sign-ins started from your address; try again in ${retryAfter} s.`
+        : `Too many failed attempts with this credential from your address; try again in ${retryAfter} s.`,
       { credential: kind, retryAfterSeconds: retryAfter },
       { 'Retry-After': String(retryAfter) },
     );
@@ -107,6 +109,15 @@ export class GuessLimiter {
     const result = verify();
     await this.reserve(kind, clientKeyOf(clientAddress), limit, result === undefined);
     return result;
+  }
+
+  /**
+   * Counts one attempt that is limited however it ends (`sign-in-start`: a single sign-on start, which stores a row
+   * before anyone is known), in one round trip.
+   * @throws GuessLimitExceeded (429 with Retry-After) once the client's attempts of this kind reached the limit
+   */
+  async countAttempt(kind: GuessKind, clientAddress: string | undefined): Promise<void> {
+    await this.checkPure(kind, clientAddress, () => undefined);
   }
 
   /**

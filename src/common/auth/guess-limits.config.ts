@@ -8,8 +8,10 @@ const DAY_MS = 86_400_000;
 /**
  * The credentials whose failures are counted (issue 12 item 5). The evaluation sign-in password keeps its own
  * variables (EVAL_SIGN_IN_MAX_FAILURES, EVAL_SIGN_IN_WINDOW_MS in evaluation.config.ts) and passes them as the limit.
+ * `sign-in-start` is not a credential: every single sign-on start counts, since each stores a short-lived row before
+ * anyone is known (issue 13: the SSO state, the authorization server's interaction).
  */
-export const GUESS_KINDS = ['deploy-registration-key', 'deploy-owner-token', 'eval-password', 'eval-api-key'] as const;
+export const GUESS_KINDS = ['deploy-registration-key', 'deploy-owner-token', 'eval-password', 'eval-api-key', 'sign-in-start'] as const;
 export type GuessKind = (typeof GUESS_KINDS)[number];
 
 /** Most failures and window of one credential kind. */
@@ -66,6 +68,19 @@ export class GuessLimitVariables {
   @IsOptional() @Type(() => Number) @IsInt() @Min(100) @Max(120_000)
   AUTH_GUESS_BUSY_WAIT_MS: number = 5_000;
 
+  @ConfigVariable({
+    group: GROUP,
+    description:
+      'single sign-on logins started per client address (IPv6: per /64) and window, counted however they end: GET /api/auth/sso/login, and the built-in authorization server\'s /oauth/auth and operator login while single sign-on is on (each stores a short-lived row); the next start gets 429 with Retry-After',
+    unit: 'count',
+  })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1_000_000)
+  AUTH_SIGN_IN_START_MAX: number = 60;
+
+  @ConfigVariable({ group: GROUP, description: 'window of AUTH_SIGN_IN_START_MAX', unit: 'ms' })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1000) @Max(DAY_MS)
+  AUTH_SIGN_IN_START_WINDOW_MS: number = 15 * 60_000;
+
   @ConfigVariable({ group: GROUP, description: 'how long a window\'s counts (the aggregate audit of refused guesses) are kept after it ends', unit: 'ms' })
   @IsOptional() @Type(() => Number) @IsInt() @Min(0)
   AUTH_GUESS_RETENTION_MS: number = 30 * DAY_MS;
@@ -84,6 +99,7 @@ export const guessLimitsConfig = declareConfig({
       'deploy-registration-key': limit(vars.AUTH_GUESS_REGISTRATION_KEY_MAX_FAILURES, vars.AUTH_GUESS_REGISTRATION_KEY_WINDOW_MS),
       'deploy-owner-token': limit(vars.AUTH_GUESS_OWNER_TOKEN_MAX_FAILURES, vars.AUTH_GUESS_OWNER_TOKEN_WINDOW_MS),
       'eval-api-key': limit(vars.AUTH_GUESS_EVAL_API_KEY_MAX_FAILURES, vars.AUTH_GUESS_EVAL_API_KEY_WINDOW_MS),
+      'sign-in-start': { maxFailures: vars.AUTH_SIGN_IN_START_MAX, windowMs: vars.AUTH_SIGN_IN_START_WINDOW_MS },
     };
     return { guessLimits: { limits, retentionMs: vars.AUTH_GUESS_RETENTION_MS, busyWaitMs: vars.AUTH_GUESS_BUSY_WAIT_MS } };
   },

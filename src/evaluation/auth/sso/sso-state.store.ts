@@ -2,6 +2,7 @@ import { BadRequestException } from '@nestjs/common';
 import type { Request } from 'express';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import type { GuessLimiter } from '../../../common/auth/guess-limiter';
 import { sha256Hex } from '../../../common/crypto/secrets';
 import type { OperatorSignInHandoff } from '../../../common/ports/operator-sign-in';
 
@@ -44,7 +45,8 @@ export function cookieValue(request: Request, name: string): string | undefined 
 /**
  * passport-oauth2's state store for PKCE (its `store`/`verify` protocol, 5- and 4-argument forms) kept in PostgreSQL
  * (`eval_sso_state`, issue 13 item 2), since the app has no server sessions and any instance may receive the callback:
- * - `store`: a new random `state` (256 bits); its SHA-256 and the PKCE code verifier are stored for `ttlMs`; the state
+ * - `store`: past AUTH_SIGN_IN_START_MAX starts of the client's address in the window, 429 (GuessLimitExceeded) and
+ *   nothing stored; else a new random `state` (256 bits); its SHA-256 and the PKCE code verifier are stored for `ttlMs`; the state
  *   is also set as an HttpOnly, SameSite=Lax cookie on the single sign-on path, binding the sign-in to this browser;
  * - `verify`: the callback's `state` must equal the cookie and name a stored, unexpired row, which is deleted in the
  *   same statement (single use). Otherwise 400 (BadRequestException): forged, replayed, expired, or another browser's.
@@ -57,6 +59,8 @@ export class SsoStateStore {
     private readonly ttlMs: number,
     /** Whether the cookie carries `Secure` (the callback URL is https). */
     private readonly secureCookie: boolean,
+    /** Counts every start per client address (AUTH_SIGN_IN_START_*): each stores a row before anyone is known. */
+    private readonly limiter: Pick<GuessLimiter, 'countAttempt'>,
   ) {}
 
   store(request: Request, verifier: string, handoffState: unknown, _meta: unknown, callback: StoreCallback): void {
@@ -68,13 +72,14 @@ export class SsoStateStore {
     } catch (error) {
       return callback(error as Error);
     }
-    this.dataSource
-      .query(`WITH swept AS (DELETE FROM eval_sso_state WHERE expires_at < now()) INSERT INTO eval_sso_state (state_hash, code_verifier, expires_at, handoff) VALUES ($1, $2, $3, $4)`, [
+    this.limiter
+      .countAttempt('sign-in-start', request.ip)
+      .then(() => this.dataSource.query(`WITH swept AS (DELETE FROM eval_sso_state WHERE expires_at < now()) INSERT INTO eval_sso_state (state_hash, code_verifier, expires_at, handoff) VALUES ($1, $2, $3, $4)`, [
         sha256Hex(state),
         verifier,
         expiresAt,
         handoff ? JSON.stringify(handoff) : null,
-      ])
+      ]))
       .then(() => {
         request.res?.append('Set-Cookie', this.cookie(state, Math.ceil(this.ttlMs / 1000)));
         callback(null, state);

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpException, HttpStatus, NotFoundException, Query, Req, Res } from '@nestjs/common';
-import { ApiBadGatewayResponse, ApiBadRequestResponse, ApiForbiddenResponse, ApiGatewayTimeoutResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBadGatewayResponse, ApiBadRequestResponse, ApiForbiddenResponse, ApiGatewayTimeoutResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import type { Request, Response } from 'express';
 import { Public } from '../../../common/auth/auth.decorators';
@@ -50,10 +50,11 @@ export class SsoController {
   @ApiOperation({
     summary: 'Start single sign-on',
     description:
-      'Redirects (302) to the identity provider (EVAL_SSO_*) with `state` and a PKCE S256 `code_challenge`, and sets a short-lived HttpOnly cookie that binds the sign-in to this browser. 404 when single sign-on is not configured; 502/504 when the provider\'s discovery document cannot be read.',
+      'Redirects (302) to the identity provider (EVAL_SSO_*) with `state` and a PKCE S256 `code_challenge`, and sets a short-lived HttpOnly cookie that binds the sign-in to this browser. 404 when single sign-on is not configured; 502/504 when the provider\'s discovery document cannot be read; 429 past AUTH_SIGN_IN_START_MAX starts from one address in AUTH_SIGN_IN_START_WINDOW_MS (each start stores a row before anyone is known).',
   })
   @ApiResponse({ status: 302, description: 'To the provider\'s authorization endpoint (`Location`).' })
   @ApiNotFoundResponse({ description: 'Single sign-on is not configured (problem+json).' })
+  @ApiTooManyRequestsResponse({ description: 'Too many sign-ins started from this address; `Retry-After` gives the seconds to wait (problem+json).' })
   @ApiBadGatewayResponse({ description: 'The provider\'s discovery failed (problem+json).' })
   @ApiGatewayTimeoutResponse({ description: 'The provider did not answer in time (problem+json).' })
   async login(@Req() request: Request, @Res() response: Response): Promise<void> {

@@ -5,6 +5,7 @@ import { Strategy as OAuth2Strategy } from 'passport-oauth2';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import { ANSWERED, authenticateWith } from '../../../common/auth/auth.guard';
+import { GuessLimiter } from '../../../common/auth/guess-limiter';
 import { OperatorSignInRegistry, type OperatorSignInHandoff, type OperatorSignInStarter } from '../../../common/ports/operator-sign-in';
 import { ProblemException } from '../../../common/http/problem-details';
 import { OutboundHttp } from '../../../common/outbound/outbound.service';
@@ -80,7 +81,13 @@ export class EvaluationSsoStrategy extends PassportStrategy(OAuth2Strategy, EVAL
   private readonly client: OutboundClient;
   private endpoints?: Promise<SsoEndpoints>;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, @InjectDataSource() dataSource: DataSource, outboundHttp: OutboundHttp, signInPort: OperatorSignInRegistry) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @InjectDataSource() dataSource: DataSource,
+    outboundHttp: OutboundHttp,
+    signInPort: OperatorSignInRegistry,
+    limiter: GuessLimiter,
+  ) {
     const settings = config.evaluationSso;
     super({
       // Placeholders until discovery (ensureEndpoints) when only an issuer is configured, or while SSO is off.
@@ -92,7 +99,7 @@ export class EvaluationSsoStrategy extends PassportStrategy(OAuth2Strategy, EVAL
       scope: settings.scopes,
       pkce: true,
       state: true,
-      store: new SsoStateStore(dataSource, settings.stateTtlMs, settings.callbackUrl.startsWith('https:')) as never,
+      store: new SsoStateStore(dataSource, settings.stateTtlMs, settings.callbackUrl.startsWith('https:'), limiter) as never,
     });
     this.settings = settings;
     this.client = outboundHttp.client(settings.outbound);
