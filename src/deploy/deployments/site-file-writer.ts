@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
  *
  * Files are sent in batches (one transferred buffer and a list of `[path, offset, length]` each); the worker opens
  * each path with O_CREAT|O_EXCL|O_NOFOLLOW (never following or reusing anything at the path), writes it and closes
- * it, in order, and answers once per batch. One worker serves every deploy of the process; it is started on first use,
+ * it, in order, and answers once per batch, handing the buffer back for the next batch. One worker serves every deploy of the process; it is started on first use,
  * ends after IDLE_STOP_MS without work (it must not hold the process open), and is started again when needed or if it
  * ever dies.
  */
@@ -31,12 +31,18 @@ parentPort.on('message', ({ id, buffer, files, mode }) => {
         fs.closeSync(fd);
       }
     }
-    parentPort.postMessage({ id });
+    parentPort.postMessage({ id, buffer }, [buffer]);
   } catch (error) {
-    parentPort.postMessage({ id, error: { message: String(error && error.message), code: error && error.code, path } });
+    parentPort.postMessage({ id, buffer, error: { message: String(error && error.message), code: error && error.code, path } }, [buffer]);
   }
 });
 `;
+
+/** Size of a batch's buffer, bytes: a small file (at most 1 MiB, MAX_BUFFERED_FILE_BYTES) always fits an empty one. */
+const BATCH_BUFFER_BYTES = 1024 * 1024;
+/** Batch buffers kept for reuse once the writer hands them back (at most this many MiB held between deploys). */
+const MAX_RETURNED_BUFFERS = 8;
+const returnedBuffers: ArrayBuffer[] = [];
 
 interface Pending {
   resolve: () => void;
@@ -64,7 +70,8 @@ function writer(): WriterState {
   const pending = new Map<number, Pending>();
   const state: WriterState = { worker, pending };
   worker.unref();
-  worker.on('message', (message: { id: number; error?: { message: string; code?: string; path: string } }) => {
+  worker.on('message', (message: { id: number; buffer?: ArrayBuffer; error?: { message: string; code?: string; path: string } }) => {
+    keepReturnedBuffer(message.buffer);
     const waiting = pending.get(message.id);
     pending.delete(message.id);
     if (pending.size === 0) {
@@ -97,13 +104,13 @@ function writer(): WriterState {
  */
 export class SiteFileBatcher {
   private files: [string, number, number][] = [];
-  private chunks: Buffer[] = [];
+  private buffer?: Buffer<ArrayBuffer>;
   private bytes = 0;
 
   constructor(
     private readonly mode: number,
     /** A batch is sent once it holds this many bytes or files (memory held, number of messages). */
-    private readonly maxBatchBytes = 1024 * 1024,
+    private readonly maxBatchBytes = BATCH_BUFFER_BYTES,
     private readonly maxBatchFiles = 256,
   ) {}
 
@@ -113,32 +120,53 @@ export class SiteFileBatcher {
   }
 
   /**
-   * Queues `data` to be written as the new file `path`.
-   * @returns the batch's promise when this file filled a batch and it was sent, else undefined
+   * Queues the new file `path`, its content being `data` (one buffer, or the pieces it arrived in, in order). The
+   * content is copied at once: the caller may reuse what it passed.
+   * @returns the promise of the batch(es) this file made full and sent, else undefined
    */
-  add(path: string, data: Buffer): Promise<void> | undefined {
-    this.files.push([path, this.bytes, data.length]);
-    this.chunks.push(data);
-    this.bytes += data.length;
-    return this.bytes >= this.maxBatchBytes || this.files.length >= this.maxBatchFiles ? this.flush() : undefined;
+  add(path: string, data: Buffer | readonly Buffer[]): Promise<void> | undefined {
+    const pieces = Buffer.isBuffer(data) ? [data] : data;
+    let length = 0;
+    for (const piece of pieces) length += piece.length;
+    // A file that does not fit what is left of the batch's buffer goes into the next one.
+    const before = this.buffer && this.bytes + length > this.buffer.length ? this.flush() : undefined;
+    this.buffer ??= takeBatchBuffer(Math.max(this.maxBatchBytes, length));
+    const offset = this.bytes;
+    for (const piece of pieces) this.bytes += piece.copy(this.buffer, this.bytes);
+    this.files.push([path, offset, length]);
+    const after = this.bytes >= this.maxBatchBytes || this.files.length >= this.maxBatchFiles ? this.flush() : undefined;
+    return before && after ? Promise.all([before, after]).then(() => undefined) : (before ?? after);
   }
 
   /** Sends what is queued (nothing when empty). */
   flush(): Promise<void> | undefined {
-    if (this.files.length === 0) return undefined;
-    // One buffer the batch owns outright, so it can be transferred rather than copied again.
-    const buffer = Buffer.allocUnsafeSlow(this.bytes);
-    let offset = 0;
-    for (const chunk of this.chunks) offset += chunk.copy(buffer, offset);
+    const buffer = this.buffer;
+    if (this.files.length === 0 || !buffer) return undefined;
     const files = this.files;
     this.files = [];
-    this.chunks = [];
+    this.buffer = undefined;
     this.bytes = 0;
     const { worker, pending } = writer();
     const id = (nextId += 1);
     return new Promise<void>((resolve, reject) => {
       pending.set(id, { resolve, reject });
+      // Transferred, not copied; the writer hands it back with its answer, for the next batch (takeBatchBuffer).
       worker.postMessage({ id, buffer: buffer.buffer, files, mode: this.mode }, [buffer.buffer]);
     });
   }
+}
+
+/**
+ * A batch's buffer, at least `bytes` long and owning its whole ArrayBuffer (so it can be transferred): one the writer
+ * handed back when there is one, else a new one. Reusing them spares the garbage collector 50 MiB of external memory per
+ * 50 MiB deploy, each megabyte of which counts towards its next full collection of the app's whole heap.
+ */
+function takeBatchBuffer(bytes: number): Buffer<ArrayBuffer> {
+  const reused = bytes <= BATCH_BUFFER_BYTES ? returnedBuffers.pop() : undefined;
+  return reused ? Buffer.from(reused) : Buffer.allocUnsafeSlow(Math.max(bytes, BATCH_BUFFER_BYTES));
+}
+
+/** Keeps a batch buffer the writer handed back, up to MAX_RETURNED_BUFFERS (memory held while idle). */
+function keepReturnedBuffer(buffer: ArrayBuffer | undefined): void {
+  if (buffer && buffer.byteLength === BATCH_BUFFER_BYTES && returnedBuffers.length < MAX_RETURNED_BUFFERS) returnedBuffers.push(buffer);
 }

@@ -522,13 +522,13 @@ async function extractArchive(source: Readable, cwd: string, limits: ArchiveLimi
       const chunks: Buffer[] = [];
       entry.on('end', () => {
         if (failure) return;
-        const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
         if (batcher) {
           if (!dirsCreated.has(parent)) return track(parentReady, 0); // its folder failed: that failure fails the unpack
-          const sent = batcher.add(path, data);
+          const sent = batcher.add(path, chunks);
           if (sent) track(sent, 0);
           return;
         }
+        const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
         if (dirsCreated.has(parent) && mayWriteSync()) {
           try {
             writeNewFileSync(path, data);
@@ -694,13 +694,27 @@ function feedJoined(source: Readable, sink: Writable, joinBytes: number): () => 
   let heldBytes = 0;
   let scheduled: NodeJS.Immediate | undefined;
   let detached = false;
+  // Join buffers go back here once the sink has consumed them (its write callback): a deploy reuses two or three
+  // rather than allocating 50 MiB of external memory the garbage collector must account for.
+  const joinCapacity = 2 * joinBytes;
+  const spare: Buffer[] = [];
   const writeHeld = (): void => {
     scheduled = undefined;
     if (detached || heldBytes === 0) return;
-    const joined = held.length === 1 ? held[0] : Buffer.concat(held, heldBytes);
+    let accepted: boolean;
+    if (held.length === 1) {
+      accepted = sink.write(held[0]);
+    } else if (heldBytes <= joinCapacity) {
+      const buffer = spare.pop() ?? Buffer.allocUnsafeSlow(joinCapacity);
+      let offset = 0;
+      for (const chunk of held) offset += chunk.copy(buffer, offset);
+      accepted = sink.write(buffer.subarray(0, offset), () => spare.push(buffer));
+    } else {
+      accepted = sink.write(Buffer.concat(held, heldBytes));
+    }
     held = [];
     heldBytes = 0;
-    if (!sink.write(joined)) source.pause();
+    if (!accepted) source.pause();
   };
   const onData = (chunk: Buffer): void => {
     held.push(chunk);
