@@ -72,7 +72,8 @@ describe('ListPager plans', () => {
     const reference = await built.page(builder(), request, kind);
     for (let round = 0; round < 2; round++) {
       const answer = await planned.page(builder(), plannedRequest, kind);
-      expect(comparable(answer)).toEqual(comparable(reference));
+      // Strict: the same classes and the same own properties (an unset one is not an undefined one).
+      expect(comparable(answer)).toStrictEqual(comparable(reference));
       answer.rows.forEach((row) => expect(row).toBeInstanceOf(ExternalContactEntity));
     }
     return reference;

@@ -2,6 +2,8 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityMetadata, FindOptionsWhere, ObjectLiteral, QueryRunner, Repository, SelectQueryBuilder } from 'typeorm';
+import { DriverUtils } from 'typeorm/driver/DriverUtils';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { QueryExpressionMap } from 'typeorm/query-builder/QueryExpressionMap';
 import { RawSqlResultsToEntityTransformer } from 'typeorm/query-builder/transformer/RawSqlResultsToEntityTransformer';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
@@ -72,6 +74,76 @@ interface PlannedStatement {
    * the statement's column aliases, so one serves every request (a transaction's runner gets one of its own).
    */
   transformer?: RawSqlResultsToEntityTransformer;
+  /** {@link plainHydration} of the statement, made on first use; `null` when the statement needs TypeORM's transformer. */
+  hydration?: PlainHydration | null;
+}
+
+/**
+ * Rows → entities without TypeORM's per-column dispatch, for a statement of one entity whose selected columns are
+ * plain properties (no embedded, relation or virtual-property column, no lazy relation): what TypeORM's
+ * RawSqlResultsToEntityTransformer gives for such a statement, at a fraction of its cost (issue 14 item 1). Rows are
+ * grouped by primary key (the first row of each id, in order of first appearance), an entity is made by the
+ * metadata (`create`, as TypeORM does), and each column's value is set as it came unless the driver converts values
+ * of its type (dates, enums, simple-json, transformers…), which then go through the driver's `prepareHydratedValue`.
+ */
+interface PlainHydration {
+  metadata: EntityMetadata;
+  pojo: boolean;
+  /** Raw column of the primary key, or undefined when the rows do not carry it (then each row is its own entity). */
+  primaryKey: string;
+  /** Raw column, entity property, and the column when its value goes through the driver. */
+  columns: Array<[string, string, ColumnMetadata | undefined]>;
+}
+
+/** Column types whose non-null values PostgresDriver.prepareHydratedValue converts (typeorm 0.3/1.x); the others it returns as they are. */
+const CONVERTED_TYPES = new Set<unknown>([
+  Boolean, Date, Number, 'datetime', 'timestamp', 'timestamptz', 'timestamp with time zone', 'timestamp without time zone', 'date', 'time',
+  'vector', 'halfvec', 'hstore', 'simple-array', 'simple-json', 'cube', 'enum', 'simple-enum',
+]);
+
+/** The {@link PlainHydration} of a statement, or null when it needs TypeORM's transformer (a view, lazy relations, embeddeds, relation columns…). */
+function plainHydration(expressionMap: QueryExpressionMap, transformer: RawSqlResultsToEntityTransformer, driver: DataSource['driver']): PlainHydration | null {
+  const alias = expressionMap.mainAlias!;
+  const metadata = alias.metadata;
+  if (driver.options.type !== 'postgres' || metadata.tableType === 'view' || metadata.lazyRelations.length > 0 || metadata.dataSource.options.typename) return null;
+  if (expressionMap.joinAttributes.some((join) => join.isSelected) || expressionMap.relationIdAttributes.length > 0) return null;
+  const [primary, ...more] = metadata.primaryColumns;
+  if (!primary || more.length > 0) return null;
+  const selected = (transformer as unknown as { getColumnsToProcess(alias: string, metadata: EntityMetadata): Array<[string, ColumnMetadata]> }).getColumnsToProcess(alias.name, metadata);
+  const columns: PlainHydration['columns'] = [];
+  for (const [key, column] of selected) {
+    if (column.embeddedMetadata || column.relationMetadata || column.isVirtualProperty || column.isVirtual) return null;
+    columns.push([key, column.propertyName, column.transformer || CONVERTED_TYPES.has(column.type) ? column : undefined]);
+  }
+  const primaryKey = DriverUtils.buildAlias(driver, undefined, alias.name, primary.databaseName);
+  return { metadata, pojo: expressionMap.options.includes('create-pojo'), primaryKey, columns };
+}
+
+/** Entities of `raw` by a {@link PlainHydration}; the same entities as TypeORM's transformer. */
+function hydratePlain<T>(hydration: PlainHydration, raw: Array<Record<string, unknown>>, driver: DataSource['driver'], runner: QueryRunner | undefined): T[] {
+  const { metadata, pojo, primaryKey, columns } = hydration;
+  const byId = primaryKey in (raw[0] ?? {});
+  const seen = new Set<string>();
+  const entities: T[] = [];
+  for (const row of raw) {
+    if (byId) {
+      const id = row[primaryKey];
+      // TypeORM's group key of a single primary key: its value joined as text (null and undefined as '').
+      const key = id === null || id === undefined ? '' : String(id);
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
+    const entity = metadata.create(runner, { fromDeserializer: true, pojo }) as Record<string, unknown>;
+    let hasData = false;
+    for (const [rawKey, property, converted] of columns) {
+      const value = row[rawKey];
+      if (value === undefined) continue;
+      if (value !== null) hasData = true;
+      entity[property] = converted ? driver.prepareHydratedValue(value, converted) : value;
+    }
+    if (hasData) entities.push(entity as T);
+  }
+  return entities;
 }
 
 /**
@@ -111,8 +183,9 @@ interface ListPlan {
  *   are reused too (served with `totalExact: false`); one count per filter is in flight at a time.
  * - Cost per request (issue 14 acceptance 1): the statements a list shape needs (count, page with its key and count
  *   columns, far page, cursor phases) are derived once per shape and kept (PAGING_PLAN_CACHE_MAX_ENTRIES); a request
- *   renders the builder's SQL once (not at all when its caller names the shape), binds its own values (LIMIT and OFFSET are parameters) and hydrates the rows with
- *   TypeORM's own transformer: the same statements, entities and answers as building each statement per request.
+ *   renders the builder's SQL once (not at all when its caller names the shape), binds its own values (LIMIT and OFFSET are parameters) and hydrates the rows
+ *   directly when the entity's columns are plain properties ({@link PlainHydration}), else with TypeORM's own
+ *   transformer: the same statements, entities and answers as building each statement per request.
  *   Builders the plan does not cover (a lock, limit/offset, selected joins, relation ids, result cache, load
  *   listeners) are paged by building each statement, as before.
  * Cursors are signed with a key derived from ATRIUM_SECRET_KEY (every key of a rotation verifies).
@@ -232,7 +305,9 @@ export class ListPager {
       const raw = (await (runner ? runner.query(sql, values) : connection.query(sql, values))) as Array<Record<string, string | null>>;
       if (index === 0 && withCount && raw.length > 0) counted = Number(raw[0][TOTAL_COLUMN]);
       const transformer = runner ? new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], runner) : (statement.transformer ??= new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], undefined));
-      const entities = raw.length > 0 ? (transformer.transform(raw, statement.expressionMap.mainAlias!) as T[]) : [];
+      if (statement.hydration === undefined) statement.hydration = plainHydration(statement.expressionMap, transformer, driver);
+      const entities =
+        raw.length === 0 ? [] : statement.hydration ? hydratePlain<T>(statement.hydration, raw, driver, runner) : (transformer.transform(raw, statement.expressionMap.mainAlias!) as T[]);
       this.collect(entities, raw, wanted, plan.keys.length, primary, rows, raws, rowKeys);
     }
     return this.finish(rows, raws, rowKeys, { request, pageNumber, fingerprint, keyCount: plan.keys.length, known, counted, countKey, cap, connection }, () =>
