@@ -11,6 +11,7 @@ import { secretSealer } from '../crypto/secret-sealer';
 import { searchTermIsCommon, type ListSearch } from '../../database/like-contains';
 import { cursorKeyOf, listFingerprint, openCursor, signCursor } from './cursor';
 import { keysetPhases, type OrderKey } from './keyset.rules';
+import { NamedSql, type ParameterStyle } from './named-sql';
 
 /** From this offset on, an offset page reads its ids first and then only those rows (see {@link ListPager.page}). */
 export const DEFERRED_ROWS_MIN_OFFSET = 200;
@@ -68,6 +69,8 @@ interface KnownTotal {
 /** One derived statement of a list: its SQL with TypeORM's named parameters (`:name`), and what hydrates its rows. */
 interface PlannedStatement {
   sql: string;
+  /** {@link sql} split at its parameters once. */
+  named: NamedSql;
   expressionMap: QueryExpressionMap;
   /**
    * TypeORM's row transformer for this statement outside a transaction, made on first use and kept: it only caches
@@ -161,6 +164,8 @@ interface ListPlan {
   keys: OrderKey[];
   /** The ordered list's SQL (its escaped text and parameters are the cursor fingerprint, as before). */
   listSql: string;
+  /** {@link listSql} split at its parameters once. */
+  listNamed: NamedSql;
   /** `SELECT 1 …` with the list's filters and no order: the count and the estimate read it. */
   countSql: string;
   /** Statements by variant (offset or cursor, with or without the count column). */
@@ -270,7 +275,7 @@ export class ListPager {
     const connection = builder.connection;
     const driver = connection.driver;
     const parameters = builder.getParameters();
-    const [listSql, listParameters] = driver.escapeQueryWithParameters(plan.listSql, parameters);
+    const [listSql, listParameters] = bindNamed(driver, plan.listNamed, parameters);
     const fingerprint = listFingerprint(listSql, listParameters);
     const cursor = request.cursor ? openCursor(request.cursor, this.verifyKeys(), fingerprint, plan.keys.length) : undefined;
     const pageNumber = cursor ? cursor.p : request.page;
@@ -301,7 +306,7 @@ export class ListPager {
       const wanted = request.size + 1 - rows.length;
       if (wanted <= 0) break;
       parameters[LIMIT_PARAMETER] = cursor ? wanted : request.size + 1;
-      const [sql, values] = driver.escapeQueryWithParameters(statement.sql, parameters);
+      const [sql, values] = bindNamed(driver, statement.named, parameters);
       const raw = (await (runner ? runner.query(sql, values) : connection.query(sql, values))) as Array<Record<string, string | null>>;
       if (index === 0 && withCount && raw.length > 0) counted = Number(raw[0][TOTAL_COLUMN]);
       const transformer = runner ? new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], runner) : (statement.transformer ??= new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], undefined));
@@ -442,7 +447,8 @@ export class ListPager {
     if (!plan) {
       const ordered = builder.clone();
       const keys = orderKeysOf(ordered);
-      plan = { shapeSql: shapeSql ?? builder.getQuery(), checksLeft: SHAPE_CHECKS, ordered, keys, listSql: ordered.getQuery(), countSql: countBuilderOf(ordered).getQuery(), statements: new Map() };
+      const listSql = ordered.getQuery();
+      plan = { shapeSql: shapeSql ?? builder.getQuery(), checksLeft: SHAPE_CHECKS, ordered, keys, listSql, listNamed: new NamedSql(listSql), countSql: countBuilderOf(ordered).getQuery(), statements: new Map() };
       byShape.set(key, plan);
     }
     return plan;
@@ -490,7 +496,8 @@ export class ListPager {
     }
     keys.forEach((key, at) => statement.addSelect(`${key.sql}::text`, `${KEY_COLUMN}${at}`));
     if (withCount) statement.addSelect(cappedCountOf(countBuilderOf(ordered), cap), TOTAL_COLUMN);
-    const planned = { sql: `${statement.getQuery()}${tail}`, expressionMap: statement.expressionMap };
+    const sql = `${statement.getQuery()}${tail}`;
+    const planned = { sql, named: new NamedSql(sql), expressionMap: statement.expressionMap };
     plan.statements.set(variant, planned);
     return planned;
   }
@@ -512,6 +519,11 @@ export class ListPager {
     if (this.cursorKeys?.sealer !== sealer) this.cursorKeys = { sealer, keys: sealer.keys.map((key) => cursorKeyOf(key.key)) };
     return this.cursorKeys.keys;
   }
+}
+
+/** A kept statement's text and values for this request: {@link NamedSql} on PostgreSQL, the driver's own binding elsewhere. */
+function bindNamed(driver: DataSource['driver'], named: NamedSql, parameters: ObjectLiteral): [string, unknown[]] {
+  return driver.options.type === 'postgres' ? named.bind(driver as unknown as ParameterStyle, parameters) : driver.escapeQueryWithParameters(named.sql, parameters);
 }
 
 /** `SELECT 1 …` of the ordered list: its filters, no order, no offset/limit (what the count and the estimate read). */
