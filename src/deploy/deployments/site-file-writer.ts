@@ -74,13 +74,7 @@ function writer(): WriterState {
     keepReturnedBuffer(message.buffer);
     const waiting = pending.get(message.id);
     pending.delete(message.id);
-    if (pending.size === 0) {
-      clearTimeout(state.idle);
-      state.idle = setTimeout(() => {
-        if (shared === state) shared = undefined;
-        void worker.terminate();
-      }, IDLE_STOP_MS).unref();
-    }
+    if (pending.size === 0) stopWhenIdle(state);
     if (!waiting) return;
     if (!message.error) return waiting.resolve();
     waiting.reject(Object.assign(new Error(`${message.error.message}`), { code: message.error.code, path: message.error.path }));
@@ -95,6 +89,24 @@ function writer(): WriterState {
   worker.on('exit', (code) => lost(new Error(`the site file writer stopped (exit code ${code})`)));
   shared = state;
   return state;
+}
+
+/** Ends the writer thread after IDLE_STOP_MS unless it is used again meanwhile ({@link writer} cancels this). */
+function stopWhenIdle(state: WriterState): void {
+  clearTimeout(state.idle);
+  state.idle = setTimeout(() => {
+    if (shared === state) shared = undefined;
+    void state.worker.terminate();
+  }, IDLE_STOP_MS).unref();
+}
+
+/**
+ * Starts the writer thread, when it is not running, at the start of an unpack: it boots (a few ms) while the first batch
+ * is received, inflated and parsed, rather than after. Unused, it stops after IDLE_STOP_MS as always.
+ */
+export function startSiteFileWriter(): void {
+  const state = writer();
+  if (state.pending.size === 0) stopWhenIdle(state);
 }
 
 /**

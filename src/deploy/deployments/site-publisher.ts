@@ -18,7 +18,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
-import { SiteFileBatcher } from './site-file-writer';
+import { SiteFileBatcher, startSiteFileWriter } from './site-file-writer';
 
 /**
  * Limits applied while unpacking one deployment archive (spec: Limits, "archive size" is left to the server).
@@ -181,6 +181,8 @@ export interface UnpackedSite {
  */
 export async function unpackSiteStream(input: { source: Readable; sitesRoot: string; limits: ArchiveLimits; signal?: AbortSignal }): Promise<UnpackedSite> {
   assertLimits(input.limits);
+  // The writer thread boots while the staging folder is made and the first files arrive.
+  if (SMALL_FILES_ON_WRITER_THREAD) startSiteFileWriter();
   const root = resolve(input.sitesRoot);
   const stagingRoot = await ensureStagingRoot(root);
   const staging = join(stagingRoot, randomBytes(12).toString('hex'));
