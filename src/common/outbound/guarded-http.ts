@@ -242,15 +242,14 @@ export async function guardedHttpRequest(request: GuardedRequest, policy: Outbou
         hop = { addresses, lookup: pinnedLookup(addresses) };
         decisions?.set(url, policy, hop);
       }
-      const response = await send(url, method, headers, body, hop.lookup, exchange, request.agents).catch((error: unknown) => {
-        throw exchange.reason ? exchange.error() : new OutboundRequestError('network_error', `Could not reach ${describe(url)}: ${(error as Error).message}`, `could not connect (${(error as { code?: string }).code ?? 'network error'})`, error);
-      });
-      const location = response.headers.location;
+      const followable = !(request.returnRedirects && redirects >= request.maxRedirects);
+      const hopResult = await exchangeHop(url, method, headers, body, hop.lookup, exchange, request, followable);
+      const { response } = hopResult;
       const status = response.statusCode ?? 0;
-      if (REDIRECTS.has(status) && location && !(request.returnRedirects && redirects >= request.maxRedirects)) {
+      if (hopResult.location !== undefined) {
         response.destroy();
         if (redirects >= request.maxRedirects) throw new OutboundRequestError('too_many_redirects', `More than ${request.maxRedirects} redirects (last to ${describe(url)}).`);
-        const next = parseUrl(new URL(location, url).toString());
+        const next = parseUrl(new URL(hopResult.location, url).toString());
         headers = { ...headers };
         if (next.origin !== url.origin) {
           const sensitive = new Set(['authorization', ...(request.sensitiveHeaders ?? []).map((name) => name.toLowerCase())]);
@@ -264,11 +263,18 @@ export async function guardedHttpRequest(request: GuardedRequest, policy: Outbou
         url = next;
         continue;
       }
-      const received = await readBody(response, url, request, exchange).catch((error: unknown) => {
-        if (error instanceof OutboundRequestError) throw error;
-        throw exchange.reason ? exchange.error() : new OutboundRequestError('network_error', `The reply from ${describe(url)} broke off: ${(error as Error).message}`, 'the reply broke off', error);
-      });
-      return { status, headers: response.headers, body: received, url: url.toString(), redirects };
+      const received = hopResult.body as Buffer;
+      const finalUrl = url;
+      // The reply's headers object is built by node:http on first read: only for callers that read it.
+      return {
+        status,
+        get headers() {
+          return response.headers;
+        },
+        body: received,
+        url: finalUrl.href,
+        redirects,
+      };
     }
   } finally {
     exchange.end();
@@ -300,64 +306,97 @@ function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-/** Sends one hop, connecting only through `lookup` (pinned); resolves with the response head. A stop destroys it. */
-function send(
+/** What one hop gave: a redirect to follow (its `location`), or the reply with its whole body. */
+interface HopResult {
+  response: IncomingMessage;
+  location?: string;
+  body?: Buffer;
+}
+
+/** The first Content-Length of a reply, from its raw headers (node:http builds `headers` only when it is read). */
+function declaredLength(rawHeaders: string[]): number {
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index];
+    if (name.length === 14 && name.toLowerCase() === 'content-length') return Number(rawHeaders[index + 1]);
+  }
+  return Number.NaN;
+}
+
+/**
+ * Sends one hop, connecting only through `lookup` (pinned), and reads its reply as a stream up to the cap, in one
+ * promise: a redirect (when `followable`) resolves with its location and is not read; a stop of the exchange destroys
+ * the request and rejects with the exchange's error.
+ * @throws OutboundReplyTooLargeError as soon as the cap is passed (or declared passed); network_error otherwise
+ */
+function exchangeHop(
   url: URL,
   method: string,
   headers: Record<string, string>,
   body: string | Buffer | undefined,
   lookup: LookupFunction,
   exchange: Exchange,
-  agents: GuardedRequest['agents'],
-): Promise<IncomingMessage> {
+  request: GuardedRequest,
+  followable: boolean,
+): Promise<HopResult> {
   const https = url.protocol === 'https:';
+  const agents = request.agents;
   const options: RequestOptions = {
     method,
     headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
     lookup,
     agent: (https ? agents?.https : agents?.http) ?? false,
   };
-  return new Promise((resolve, reject) => {
-    const outgoing = (https ? httpsRequest : httpRequest)(url, options, resolve);
-    outgoing.on('error', reject);
-    exchange.whenStopped(() => {
-      reject(new Error('aborted'));
-      outgoing.destroy();
-    });
-    outgoing.end(body);
-  });
-}
-
-/** Reads a body as a stream up to the cap. @throws OutboundReplyTooLargeError as soon as it is passed */
-function readBody(response: IncomingMessage, url: URL, request: GuardedRequest, exchange: Exchange): Promise<Buffer> {
   const limit = request.maxResponseBytes;
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const declared = Number(response.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      // Reject before destroying: destroy() emits 'aborted' synchronously.
-      reject(new OutboundReplyTooLargeError(limit, request.maxResponseBytesName, `The reply from ${describe(url)} declares ${declared} bytes`));
-      response.destroy();
-      return;
-    }
-    response.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        chunks.length = 0;
-        reject(new OutboundReplyTooLargeError(limit, request.maxResponseBytesName, `The reply from ${describe(url)} is over the cap`));
+    let replied: IncomingMessage | undefined;
+    const failed = (error: unknown) =>
+      reject(
+        exchange.reason
+          ? exchange.error()
+          : replied
+            ? new OutboundRequestError('network_error', `The reply from ${describe(url)} broke off: ${(error as Error).message}`, 'the reply broke off', error)
+            : new OutboundRequestError('network_error', `Could not reach ${describe(url)}: ${(error as Error).message}`, `could not connect (${(error as { code?: string }).code ?? 'network error'})`, error),
+      );
+    const outgoing = (https ? httpsRequest : httpRequest)(url, options, (response) => {
+      replied = response;
+      const status = response.statusCode ?? 0;
+      if (followable && REDIRECTS.has(status)) {
+        const location = response.headers.location;
+        if (location) {
+          resolve({ response, location });
+          return;
+        }
+      }
+      const declared = declaredLength(response.rawHeaders);
+      if (Number.isFinite(declared) && declared > limit) {
+        // Reject before destroying: destroy() emits 'aborted' synchronously.
+        reject(new OutboundReplyTooLargeError(limit, request.maxResponseBytesName, `The reply from ${describe(url)} declares ${declared} bytes`));
         response.destroy();
         return;
       }
-      chunks.push(chunk);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) {
+          chunks.length = 0;
+          reject(new OutboundReplyTooLargeError(limit, request.maxResponseBytesName, `The reply from ${describe(url)} is over the cap`));
+          response.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      response.on('end', () => resolve({ response, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) }));
+      response.on('error', failed);
+      response.on('aborted', () => failed(new Error('aborted')));
     });
-    response.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
-    response.on('error', reject);
-    response.on('aborted', () => reject(new Error('aborted')));
+    outgoing.on('error', failed);
     exchange.whenStopped(() => {
-      reject(new Error('aborted'));
-      response.destroy();
+      reject(exchange.error());
+      outgoing.destroy();
+      replied?.destroy();
     });
+    outgoing.end(body);
   });
 }
 

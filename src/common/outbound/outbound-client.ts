@@ -74,11 +74,17 @@ export class OutboundClient {
     const cap = Math.min(request.maxResponseBytes ?? this.settings.maxResponseBytes, this.settings.maxResponseBytes);
     return guardedHttpRequest(
       {
-        ...request,
+        url: request.url,
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
         timeoutMs: request.timeoutMs ?? this.settings.defaultTimeoutMs,
         maxResponseBytes: cap,
         maxResponseBytesName: request.maxResponseBytesName ?? this.settings.maxResponseBytesName,
         maxRedirects: request.maxRedirects ?? this.settings.maxRedirects ?? 3,
+        returnRedirects: request.returnRedirects,
+        sensitiveHeaders: request.sensitiveHeaders,
+        signal: request.signal,
         agents: this.agents,
       },
       this.policy(),
