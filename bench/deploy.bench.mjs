@@ -5,7 +5,9 @@
 // arrives) and the whole HTTP request including the upload, with their ratios to tar (issue 14 acceptance 2:
 // whole request <= 1.3x, unpack + publish <= 1.1x). Rounds interleave tar and the gateway, each after `sync`.
 // Each row prints best, median and every round; the CPU rows (user + system, all threads: tar's gzip and tar processes,
-// the app's whole process) say what a round cost, which the wall times hide on a shared machine. The first deploy(s)
+// the app's whole process, then per thread: `main` is the event loop, `node` every other thread of the app: the libuv
+// pool (inflating), V8's helpers (GC, compiler) and the writer thread) say what a round cost, which the wall times hide
+// on a shared machine. The first deploy(s)
 // of the process (module loading, JIT warm-up, the writer thread's start) are printed apart, before the rounds.
 //
 //   npm run build && node bench/deploy.bench.mjs            # embedded PostgreSQL in a temp folder
@@ -16,7 +18,7 @@
 //   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   # node flags for the app, after npm start's
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -72,6 +74,25 @@ const nodeArgs = [...startFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' 
 const appMains = (process.env.BENCH_APP_MAIN ?? 'dist/src/main.js').split(',').filter(Boolean);
 const warmups = Number(process.env.BENCH_WARMUP ?? 1);
 
+/**
+ * CPU ms (user + system) of each kind of thread of process `pid`, by thread name: `main` (the event loop), `libuv`
+ * (the pool: zlib, fs callbacks), `V8` (GC and compiler helpers), `node` (worker threads), …; {} when unreadable.
+ */
+function cpuByThread(pid) {
+  const totals = {};
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).split(/[ -]/)[0];
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      totals[name] = (totals[name] ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    }
+  } catch {
+    // a thread ended while being read: its time is lost to this round only
+  }
+  return totals;
+}
+
 /** Starts one build with its own data folder, embedded PostgreSQL and port. */
 async function startApp(appMain, index) {
   const port = await freePort();
@@ -91,6 +112,7 @@ async function startApp(appMain, index) {
   app.requestTimes = [];
   app.cpu = [];
   app.systemCpu = [];
+  app.threadCpu = {};
   child.once('exit', () => (app.exited = true));
   return app;
 }
@@ -144,11 +166,15 @@ async function timedDeploy(app, into) {
   execFileSync('sync');
   const cpuBefore = cpuMsOf(app.child.pid);
   const systemBefore = cpuMsOf(app.child.pid, false, [12]);
+  const threadsBefore = cpuByThread(app.child.pid);
   const start = process.hrtime.bigint();
   const { status, body: result } = await deploy(app);
   into.requestTimes.push(ms(start));
   into.cpu.push(cpuMsOf(app.child.pid) - cpuBefore);
   into.systemCpu.push(cpuMsOf(app.child.pid, false, [12]) - systemBefore);
+  if (into.threadCpu) {
+    for (const [name, total] of Object.entries(cpuByThread(app.child.pid))) (into.threadCpu[name] ??= []).push(total - (threadsBefore[name] ?? 0));
+  }
   if (status !== 201) throw new Error(`deploy failed: ${JSON.stringify(result)}`);
   if (result.fileCount !== files) throw new Error(`expected ${files} files, the gateway published ${result.fileCount}`);
   into.serverTimes.push(result.elapsedSeconds * 1000);
@@ -224,6 +250,7 @@ try {
   for (const app of apps) {
     row(`cpu: ${app.label}, whole request`, app.cpu);
     row(`cpu: ${app.label}, whole request, system part`, app.systemCpu);
+    for (const [name, values] of Object.entries(app.threadCpu)) row(`cpu: ${app.label}, ${name} thread(s)`, values);
   }
 } finally {
   for (const app of apps) {
