@@ -12,7 +12,7 @@
 //
 //   npm run build && node bench/deploy.bench.mjs            # embedded PostgreSQL in a temp folder
 //   TMPDIR=/dev/shm node bench/deploy.bench.mjs             # on tmpfs: on a disk, tar itself varies 10x between rounds
-//   BENCH_FILES=5000 BENCH_MB=50 BENCH_ROUNDS=5 BENCH_WARMUP=1 node bench/deploy.bench.mjs
+//   BENCH_FILES=5000 BENCH_MB=50 BENCH_ROUNDS=11 BENCH_WARMUP=1 node bench/deploy.bench.mjs
 //   BENCH_APP_MAIN=/path/to/dist/src/main.js                # another build of the app
 //   BENCH_APP_MAIN=/old/dist/src/main.js,dist/src/main.js   # several builds, interleaved in the same rounds (A, B, …)
 //   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   # node flags for the app, after npm start's
@@ -26,7 +26,7 @@ import { join } from 'node:path';
 
 const files = Number(process.env.BENCH_FILES ?? 5000);
 const totalBytes = Number(process.env.BENCH_MB ?? 50) * 1024 * 1024;
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 11); // enough for a median that one busy moment does not move
 const work = mkdtempSync(join(tmpdir(), 'atrium-bench-'));
 chmodSync(work, 0o755); // run as root, the embedded PostgreSQL runs as `postgres` and must reach its data folder
 const registrationKey = 'bench-registration-key-0123456789';
