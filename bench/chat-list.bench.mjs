@@ -66,6 +66,8 @@ const REFERENCE = process.env.BENCH_REFERENCE !== '0';
  * measured that many times in turn, each row read against the reference of its own round.
  */
 const COMPARE_DIST = process.env.BENCH_COMPARE_DIST;
+/** BENCH_COMPARE_NODE_ARGS: node flags of the compared build instead of BENCH_NODE_ARGS (e.g. to A/B a V8 flag on one build: BENCH_COMPARE_DIST=dist). */
+const COMPARE_NODE_ARGS = process.env.BENCH_COMPARE_NODE_ARGS;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 /**
  * BENCH_TRY_INDEXES=1: indexes (not in the migrations) created after seeding, to measure what they would change.
@@ -149,7 +151,7 @@ app.once('exit', () => (appExited = true));
 // The compared build: same environment and flags, its own port (BENCH_COMPARE_DIST).
 const comparePort = COMPARE_DIST ? await freePort() : undefined;
 const compareApp = COMPARE_DIST
-  ? spawn(process.execPath, [...nodeArgs, join(COMPARE_DIST, 'src/main.js')], { env: { ...appEnv, PORT: String(comparePort), CHAT_PUBLIC_URL: `http://127.0.0.1:${port}` }, stdio: ['ignore', 'inherit', 'inherit'] })
+  ? spawn(process.execPath, [...(COMPARE_NODE_ARGS === undefined ? nodeArgs : [...startFlags, ...COMPARE_NODE_ARGS.split(' ').filter(Boolean)]), join(COMPARE_DIST, 'src/main.js')], { env: { ...appEnv, PORT: String(comparePort), CHAT_PUBLIC_URL: `http://127.0.0.1:${port}` }, stdio: ['ignore', 'inherit', 'inherit'] })
   : undefined;
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
