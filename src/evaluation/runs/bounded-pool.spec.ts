@@ -81,6 +81,30 @@ describe('runBoundedFrom', () => {
     expect(maxInFlight).toBe(6);
   });
 
+  it('takes items given at once and items read by a promise alike: each once, no pull while a read is pending', async () => {
+    // Pages of 4: the first item of a page is read (a promise), the others are at hand.
+    let next = 0;
+    let reading = false;
+    const paged = () => {
+      if (reading) throw new Error('pulled while a read was pending');
+      if (next >= 30) return undefined;
+      if (next % 4 !== 0) return next++;
+      reading = true;
+      return tick().then(() => {
+        reading = false;
+        return next++;
+      });
+    };
+    const seen: number[] = [];
+    let stopChecks = 0;
+    const taken = await runBoundedFrom(paged, 5, () => (++stopChecks % 3 === 0 ? Promise.resolve(false) : false), async (item) => {
+      await tick();
+      seen.push(item);
+    });
+    expect(taken).toBe(30);
+    expect([...seen].sort((a, b) => a - b)).toStrictEqual(Array.from({ length: 30 }, (_, index) => index));
+  });
+
   it('stops pulling once shouldStop answers true, and passes on a failed pull', async () => {
     let calls = 0;
     const taken = await runBoundedFrom(source(100), 3, () => ++calls > 5, async () => { await tick(); });

@@ -1,3 +1,4 @@
+import type { Pulled } from './bounded-pool';
 import { pendingRunItems, RUN_CASE_WINDOW_SQL, STORED_POSITIONS_SQL } from './run-case-pages';
 
 /** A fake database: `cases` snapshot positions, `stored` keys `position:repeat`; records each window read. */
@@ -16,7 +17,7 @@ function fakeQuery(cases: number, stored: Set<string>) {
   return { query, reads };
 }
 
-async function drain(next: () => Promise<{ position: number; repeatIndex: number } | undefined>) {
+async function drain(next: () => Pulled<{ position: number; repeatIndex: number }>) {
   const items: string[] = [];
   for (let item = await next(); item; item = await next()) items.push(`${item.position}:${item.repeatIndex}`);
   return items;
@@ -44,5 +45,16 @@ describe('pendingRunItems', () => {
     const empty = fakeQuery(0, new Set());
     expect(await pendingRunItems(empty.query, 'run', 0, 3, 10)()).toBeUndefined();
     expect(empty.reads).toEqual([]);
+  });
+
+  it('hands an item of the page at hand out at once, a read as a promise', async () => {
+    const { query } = fakeQuery(5, new Set());
+    const next = pendingRunItems(query, 'run', 5, 1, 3);
+    const first = next();
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toMatchObject({ position: 0 });
+    expect(next()).toMatchObject({ position: 1 });
+    expect(next()).toMatchObject({ position: 2 });
+    expect(await next()).toMatchObject({ position: 3 });
   });
 });

@@ -1,4 +1,5 @@
 import type { ScenarioCase } from '../scenarios/scenario.entity';
+import type { Pulled } from './bounded-pool';
 
 /** One (case, repetition) of a run still to execute. */
 export interface RunWorkItem {
@@ -28,9 +29,10 @@ export type QueryRows = (sql: string, parameters: unknown[]) => Promise<unknown[
  * repetition) already stored. The next window is read while the current one is worked through, so at most two are
  * held and workers seldom wait for a read.
  * @param caseCount the run's cases: positions 0 … caseCount − 1
- * @returns a pull function: the next item, or undefined when there is none left; it rejects with the read's error
+ * @returns a pull function: the next item (at once when the page at hand has one, else a promise of it), or undefined
+ *   when there is none left; its promise rejects with the read's error
  */
-export function pendingRunItems(query: QueryRows, runId: string, caseCount: number, repeatCount: number, pageSize: number): () => Promise<RunWorkItem | undefined> {
+export function pendingRunItems(query: QueryRows, runId: string, caseCount: number, repeatCount: number, pageSize: number): () => Pulled<RunWorkItem> {
   async function* pages(): AsyncGenerator<RunWorkItem[]> {
     for (let repeatIndex = 0; repeatIndex < repeatCount; repeatIndex++) {
       for (let after = -1; after < caseCount - 1; after += pageSize) {
@@ -49,7 +51,12 @@ export function pendingRunItems(query: QueryRows, runId: string, caseCount: numb
   let ahead: Promise<IteratorResult<RunWorkItem[]>> | undefined = source.next();
   let page: RunWorkItem[] = [];
   let index = 0;
-  return async () => {
+  const take = (): RunWorkItem => {
+    const item = page[index];
+    page[index++] = undefined as unknown as RunWorkItem; // let a taken case go as soon as its work ends
+    return item;
+  };
+  const read = async (): Promise<RunWorkItem | undefined> => {
     while (index >= page.length) {
       if (!ahead) return undefined;
       const result = await ahead;
@@ -62,8 +69,7 @@ export function pendingRunItems(query: QueryRows, runId: string, caseCount: numb
       ahead = source.next(); // read ahead while this page is worked through
       ahead.catch(() => undefined); // its error surfaces when the next pull awaits it
     }
-    const item = page[index];
-    page[index++] = undefined as unknown as RunWorkItem; // let a taken case go as soon as its work ends
-    return item;
+    return take();
   };
+  return () => (index < page.length ? take() : read());
 }

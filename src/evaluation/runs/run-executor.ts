@@ -15,7 +15,7 @@ import { ChannelError, ChatTurn, sendWithRetry, TargetChannel } from '../targets
 import { TargetEntity } from '../targets/target.entity';
 import { TargetsService } from '../targets/targets.service';
 import { CaseStatus, TranscriptTurn } from './case-result.entity';
-import { runBoundedFrom } from './bounded-pool';
+import { type Pulled, runBoundedFrom } from './bounded-pool';
 import { pendingRunItems, QueryRows, RunWorkItem } from './run-case-pages';
 import { RunResultWriter, STORE_CASE_RESULTS_SQL, StoredCaseResult } from './run-result-writer';
 import { summariseStoredRun } from './run-summary.query';
@@ -157,27 +157,31 @@ export class RunExecutor implements OnModuleDestroy {
   }
 
   /** Runs `work` over `items` with `concurrency` in flight; stops taking new items once the run is cancelled. @returns true when cancelled */
-  private async runPool(next: () => Promise<WorkItem | undefined>, concurrency: number, runId: string, lease: LeaseHold, work: (item: WorkItem) => Promise<void>): Promise<boolean> {
+  private async runPool(next: () => Pulled<WorkItem>, concurrency: number, runId: string, lease: LeaseHold, work: (item: WorkItem) => Promise<void>): Promise<boolean> {
     let cancelled = false;
     let checkedAt = 0;
+    /** Reads the run's status now. */
     const isCancelled = async () => {
-      if (Date.now() - checkedAt > CANCEL_CHECK_MS) {
-        checkedAt = Date.now();
-        // While the database is away no new case is sent (its result could not be recorded), and a failed check
-        // must not abandon the cases in flight (their results wait in retryWhileDatabaseUnavailable) — issue 20.
-        const current = await retryWhileDatabaseUnavailable(
-          () => this.dataSource.getRepository(RunEntity).findOne({ where: { id: runId }, select: { id: true, status: true } }),
-          { deadlineMs: Infinity, shouldStop: () => this.stopping || lease.lost },
-        ).catch((error: unknown) => {
-          if (classifyDatabaseError(error)?.status !== 503) throw error;
-          return { status: 'running' as const }; // stopping or lease lost: the pool's own check ends the run
-        });
-        cancelled = current?.status !== 'running';
-      }
+      checkedAt = Date.now();
+      // While the database is away no new case is sent (its result could not be recorded), and a failed check
+      // must not abandon the cases in flight (their results wait in retryWhileDatabaseUnavailable) — issue 20.
+      const current = await retryWhileDatabaseUnavailable(
+        () => this.dataSource.getRepository(RunEntity).findOne({ where: { id: runId }, select: { id: true, status: true } }),
+        { deadlineMs: Infinity, shouldStop: () => this.stopping || lease.lost },
+      ).catch((error: unknown) => {
+        if (classifyDatabaseError(error)?.status !== 503) throw error;
+        return { status: 'running' as const }; // stopping or lease lost: the pool's own check ends the run
+      });
+      cancelled = current?.status !== 'running';
       return cancelled;
     };
-    await runBoundedFrom(next, concurrency, async () => this.stopping || lease.lost || (await isCancelled()) || this.stopping || lease.lost, work);
-    checkedAt = 0;
+    // Answered at once between status reads (no promise per case); a read once CANCEL_CHECK_MS passed.
+    const shouldStop = (): boolean | Promise<boolean> => {
+      if (this.stopping || lease.lost) return true;
+      if (Date.now() - checkedAt <= CANCEL_CHECK_MS) return cancelled;
+      return isCancelled().then((answer) => answer || this.stopping || lease.lost);
+    };
+    await runBoundedFrom(next, concurrency, shouldStop, work);
     return isCancelled();
   }
 
