@@ -610,6 +610,15 @@ describe('unpackSiteStream (the archive part of a request, unpacked as it arrive
     }
   });
 
+  it('takes in an error the source emits while the staging folder is made, with no listener of the caller', async () => {
+    const { source, send } = arriving();
+    send(gzipSync(rawTar([{ name: 'big.bin', body: randomBytes(2 * MB) }])).subarray(0, MB));
+    const unpacking = unpackSiteStream({ source, sitesRoot, limits: LIMITS });
+    source.destroy(new Error('Request aborted')); // its 'error' is emitted before unpacking listens
+    await expect(unpacking).rejects.toThrow('Request aborted');
+    expect(await tree(join(sitesRoot, '.staging'))).toEqual([]);
+  });
+
   it('refuses bytes after the gzip member, as it did when the archive was staged on disk', async () => {
     const { source, send } = arriving();
     const unpacking = unpackSiteStream({ source, sitesRoot, limits: LIMITS });
@@ -617,6 +626,22 @@ describe('unpackSiteStream (the archive part of a request, unpacked as it arrive
     source.end();
     await expect(unpacking).rejects.toThrow(ArchiveRejectedError);
     expect(await tree(join(sitesRoot, '.staging'))).toEqual([]);
+  });
+
+  it('writes every byte of many small files arriving in small chunks, across many batches and reused buffers', async () => {
+    // Over 1 MiB of small files, twice: batches fill, are written and their buffers come back for the next ones
+    // (and the next unpack); the upload's chunks are joined before inflating. Any stale or shared buffer shows as content.
+    for (let round = 0; round < 2; round += 1) {
+      const files = Array.from({ length: 400 }, (_, index) => ({ name: `d${index % 7}/f${index}.bin`, body: randomBytes(500 + ((index * 977) % 9000)) }));
+      const { source, send } = arriving();
+      const unpacking = unpackSiteStream({ source, sitesRoot, limits: LIMITS });
+      send(gzipSync(rawTar(files), { level: 0 }), 16 * 1024 + 7);
+      source.end();
+      const unpacked = await unpacking;
+      expect(unpacked.fileCount).toBe(files.length);
+      for (const file of files) expect((await readFile(join(unpacked.staging, file.name))).equals(file.body)).toBe(true);
+      await discardUnpackedSite(unpacked);
+    }
   });
 
   it('refuses a clashing target when named, keeping the unpacked staging for the caller to discard', async () => {

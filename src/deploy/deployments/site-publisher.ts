@@ -181,23 +181,31 @@ export interface UnpackedSite {
  */
 export async function unpackSiteStream(input: { source: Readable; sitesRoot: string; limits: ArchiveLimits; signal?: AbortSignal }): Promise<UnpackedSite> {
   assertLimits(input.limits);
-  // The writer thread boots while the staging folder is made and the first files arrive.
-  if (SMALL_FILES_ON_WRITER_THREAD) startSiteFileWriter();
-  const root = resolve(input.sitesRoot);
-  const stagingRoot = await ensureStagingRoot(root);
-  const staging = join(stagingRoot, randomBytes(12).toString('hex'));
-  await mkdir(staging, { mode: DIR_MODE });
+  // An error the source emits while the staging folder is made (the client went away) must not go unhandled: the
+  // unpack reads it from `source.errored` once it listens (extractArchive).
+  const errorBeforeListening = (): void => undefined;
+  input.source.on('error', errorBeforeListening);
   try {
-    const result = await extractArchive(input.source, staging, input.limits, input.signal);
-    // Everything is created with the published modes, but the process umask still applies: only a umask
-    // stricter than 022 needs the extra chmod pass (one stat tells).
-    if (((await stat(staging)).mode & 0o777) !== DIR_MODE) {
-      await applyModes(staging, result.kinds);
+    // The writer thread boots while the staging folder is made and the first files arrive.
+    if (SMALL_FILES_ON_WRITER_THREAD) startSiteFileWriter();
+    const root = resolve(input.sitesRoot);
+    const stagingRoot = await ensureStagingRoot(root);
+    const staging = join(stagingRoot, randomBytes(12).toString('hex'));
+    await mkdir(staging, { mode: DIR_MODE });
+    try {
+      const result = await extractArchive(input.source, staging, input.limits, input.signal);
+      // Everything is created with the published modes, but the process umask still applies: only a umask
+      // stricter than 022 needs the extra chmod pass (one stat tells).
+      if (((await stat(staging)).mode & 0o777) !== DIR_MODE) {
+        await applyModes(staging, result.kinds);
+      }
+      return { staging, root, fileCount: result.fileCount, bytes: result.bytes };
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true, maxRetries: 3 });
+      throw error;
     }
-    return { staging, root, fileCount: result.fileCount, bytes: result.bytes };
-  } catch (error) {
-    await rm(staging, { recursive: true, force: true, maxRetries: 3 });
-    throw error;
+  } finally {
+    input.source.off('error', errorBeforeListening);
   }
 }
 
@@ -709,6 +717,7 @@ function feedJoined(source: Readable, sink: Writable, joinBytes: number): () => 
   let heldBytes = 0;
   let scheduled: NodeJS.Immediate | undefined;
   let detached = false;
+  let waitingForDrain = false;
   // Join buffers go back here once the sink has consumed them (its write callback): a deploy reuses two or three
   // rather than allocating 50 MiB of external memory the garbage collector must account for.
   const joinCapacity = 2 * joinBytes;
@@ -729,7 +738,10 @@ function feedJoined(source: Readable, sink: Writable, joinBytes: number): () => 
     }
     held = [];
     heldBytes = 0;
-    if (!accepted) source.pause();
+    if (!accepted) {
+      waitingForDrain = true;
+      source.pause();
+    }
   };
   const onData = (chunk: Buffer): void => {
     held.push(chunk);
@@ -746,8 +758,11 @@ function feedJoined(source: Readable, sink: Writable, joinBytes: number): () => 
     writeHeld();
     if (!detached) sink.end();
   };
+  // Only a pause of ours is undone here (as pipe does): the caller may pause the source for its own reasons.
   const onDrain = (): void => {
-    if (!detached) source.resume();
+    if (detached || !waitingForDrain) return;
+    waitingForDrain = false;
+    source.resume();
   };
   source.on('data', onData);
   source.once('end', onEnd);
