@@ -3,7 +3,7 @@ import { type DataSource } from 'typeorm';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { ExternalContactEntity } from '../../src/chat/contacts/external-contact.entity';
 import { ContactWayEntity } from '../../src/chat/contact-ways/contact-way.entity';
-import { scopedContainsAny, scopedTermIsCommon, searchMatch, searchScopeCondition, searchTermIsCommon } from '../../src/database/like-contains';
+import { scopedContainsAny, scopedTermIsCommon, searchMatch, searchTermIsCommon } from '../../src/database/like-contains';
 import { GroupRoomEntity } from '../../src/chat/group-rooms/group-room.entity';
 import { DeploymentsService } from '../../src/deploy/deployments/deployments.service';
 import { RunsService } from '../../src/evaluation/runs/runs.service';
@@ -136,7 +136,13 @@ describe('plan checks: an index serves every hot list and search', () => {
        FROM generate_series(1, 300) AS i`,
       [acme.id],
     );
+    // zhangsan is a staff member of every tenth room lisi owns: found by id, not by the owner-scoped grams.
+    await dataSource.query(
+      `INSERT INTO chat_group_member (tenant_id, corp_id, group_room_id, chat_id, member_user_id, member_type)
+       SELECT tenant_id, corp_id, id, chat_id, 'zhangsan', 1 FROM chat_group_room WHERE owner_work_chat_user_id = 'lisi' AND substr(chat_id, 4)::int % 30 = 0`,
+    );
     await dataSource.query('ANALYZE chat_group_room');
+    await dataSource.query('ANALYZE chat_group_member');
     // Every statement the app sends, as PostgreSQL receives it (whether the pager runs a query builder or its own SQL).
     const original = PostgresQueryRunner.prototype.query;
     jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(function (this: PostgresQueryRunner, sql: string, parameters?: any[] | Record<string, unknown>, structured?: boolean) {
@@ -229,10 +235,22 @@ describe('plan checks: an index serves every hot list and search', () => {
     expect(nodesOf(plan).some((node) => node['Index Name'] === 'ix_gr_chat_contact_way_name_scoped' && /tenant_id/.test(node['Index Cond'] ?? ''))).toBe(true);
   });
 
-  /** Throws unless the tenant's scoped search index of the group room names (migration 1795600720000) finds the candidates. */
+  /** The group room search's description as the list writes it (scoped by tenant and owner). */
+  const roomsOf = (owner: string) => ({
+    table: 'chat_group_room',
+    alias: 'room',
+    scope: [
+      { column: 'tenant_id', parameter: 'tenantId', value: 'acme' },
+      { column: 'owner_work_chat_user_id', parameter: 'owner', value: owner },
+    ],
+    columns: ['name'],
+  });
+  /** Throws unless the tenant-and-owner scoped search index of the group room names (migration 1795600720000) finds the candidates. */
   const assertRoomSearchIndexed = (plan: PlanNode) => {
     const nodes = nodesOf(plan);
-    const served = nodes.some((node) => node['Index Name'] === 'ix_gr_chat_group_room_name_scoped' && /tenant_id/.test(node['Index Cond'] ?? '') && /\(name\)/.test(node['Index Cond'] ?? ''));
+    const served = nodes.some(
+      (node) => node['Index Name'] === 'ix_gr_chat_group_room_name_scoped' && /tenant_id/.test(node['Index Cond'] ?? '') && /owner_work_chat_user_id/.test(node['Index Cond'] ?? '') && /\(name\)/.test(node['Index Cond'] ?? ''),
+    );
     if (!served) throw new Error(`the group room search index does not serve: ${JSON.stringify(nodes.map((node) => [node['Node Type'], node['Index Name']]))}`);
   };
   /** The statements (page, and count where it runs apart) the group room list ran for `keyword`, each with its plan's setup: the btrees but the chat id's dropped. */
@@ -245,7 +263,7 @@ describe('plan checks: an index serves every hot list and search', () => {
     return statements;
   };
 
-  it.each(['陈', '陈家', 'Ro', 'R', 'Room 1', '家群2', '%', 'wr-7'])('group room keyword search %p (1, 2, 3+ characters): the tenant\'s scoped index serves the page and the count', async (keyword) => {
+  it.each(['陈', '陈家', 'Ro', 'R', 'Room 1', '家群2', '%', 'wr-7'])('group room keyword search %p (1, 2, 3+ characters): the tenant-and-owner scoped index serves the page and the count', async (keyword) => {
     const setup = (await withoutBtrees('chat_group_room')).filter((drop) => !drop.endsWith(' ix_ls_chat_group_room_tenant_chat'));
     expect(setup.length).toBeGreaterThan(3);
     for (const [sql, parameters] of await roomSearch(keyword)) {
@@ -254,8 +272,10 @@ describe('plan checks: an index serves every hot list and search', () => {
       expect(sql).toContain(`("room"."tenant_id" || '') = $1`);
       const plan = await planOf(sql, parameters, setup);
       assertRoomSearchIndexed(plan);
-      // The chat id arm (`room.chat_id = :keyword`) has its own index, led by the tenant.
-      expect(nodesOf(plan).some((node) => node['Index Name'] === 'ix_ls_chat_group_room_tenant_chat')).toBe(true);
+      // The chat id arm (`room.chat_id = :keyword`) has its own index, led by the tenant; the rooms zhangsan is a member of
+      // are read by id, found through the members' (tenant, member) index.
+      const used = nodesOf(plan).map((node) => node['Index Name']);
+      expect(used).toEqual(expect.arrayContaining(['ix_ls_chat_group_room_tenant_chat', 'chat_group_room_pkey', 'ix_ls_chat_group_member_tenant_member']));
     }
   });
 
@@ -263,7 +283,9 @@ describe('plan checks: an index serves every hot list and search', () => {
     const pattern = `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const expected = (
       (await dataSource.query(
-        `SELECT id FROM chat_group_room WHERE tenant_id = 'acme' AND owner_work_chat_user_id = 'zhangsan' AND (name ILIKE $1 ESCAPE '\\' OR chat_id = $2) ORDER BY created_at DESC, id DESC`,
+        `SELECT id FROM chat_group_room r WHERE tenant_id = 'acme' AND (name ILIKE $1 ESCAPE '\\' OR chat_id = $2)
+            AND (owner_work_chat_user_id = 'zhangsan' OR id IN (SELECT group_room_id FROM chat_group_member WHERE member_user_id = 'zhangsan' AND member_type = 1))
+          ORDER BY created_at DESC, id DESC`,
         [pattern, keyword],
       )) as Array<{ id: string }>
     ).map((row) => row.id);
@@ -271,12 +293,12 @@ describe('plan checks: an index serves every hot list and search', () => {
     expect(response.body.content.map((row: Json) => row.id)).toEqual(expected);
     expect(response.body.totalElements).toBe(expected.length);
     // The common path's statement (the ILIKE alone, the tenant indexable) finds the same rows.
-    const rooms = { table: 'chat_group_room', alias: 'room', scope: [{ column: 'tenant_id', parameter: 'tenantId', value: 'acme' }], columns: ['name'] };
+    const rooms = roomsOf('zhangsan');
     const common = await dataSource
       .getRepository(GroupRoomEntity)
       .createQueryBuilder('room')
-      .where(...searchScopeCondition(rooms, false))
-      .andWhere(`room.owner_work_chat_user_id = 'zhangsan'`)
+      .where('room.tenant_id = :tenantId', { tenantId: 'acme' })
+      .andWhere(`(room.owner_work_chat_user_id = 'zhangsan' OR room.id IN (SELECT group_room_id FROM chat_group_member WHERE member_user_id = 'zhangsan' AND member_type = 1))`)
       .andWhere(...searchMatch(rooms, 'p', keyword, { common: true, orElse: ['(room.tenant_id = :tenantId AND room.chat_id = :keyword)', { keyword }] }))
       .orderBy('room.created_at', 'DESC')
       .addOrderBy('room.id', 'DESC')
@@ -297,16 +319,18 @@ describe('plan checks: an index serves every hot list and search', () => {
     }
   });
 
-  it('a group room term common in the tenant walks the sort index with the ILIKE alone', async () => {
-    const rooms = { table: 'chat_group_room', alias: 'room', scope: [{ column: 'tenant_id', parameter: 'tenantId', value: 'acme' }], columns: ['name'] };
+  it('a group room term common among the rooms the staff member owns walks the sort index with the ILIKE alone', async () => {
+    const rooms = roomsOf('zhangsan');
     const run = (sql: string, parameters?: unknown[]) => dataSource.query(sql, parameters);
+    // zhangsan owns 100 'Room …' rooms and no 陈 one (those are lisi's): the decision counts the owner's candidates.
     expect(await searchTermIsCommon(run, rooms, 'ro', 50)).toBe(true);
     expect(await searchTermIsCommon(run, rooms, '陈家', 50)).toBe(false);
+    expect(await searchTermIsCommon(run, roomsOf('lisi'), '陈家', 10)).toBe(true);
     const builder = dataSource
       .getRepository(GroupRoomEntity)
       .createQueryBuilder('room')
       .select('1')
-      .where(...searchScopeCondition(rooms, false))
+      .where('room.tenant_id = :tenantId', { tenantId: 'acme' })
       .andWhere(...searchMatch(rooms, 'p', 'ro', { common: true }))
       .orderBy('room.created_at', 'DESC')
       .addOrderBy('room.id', 'DESC')

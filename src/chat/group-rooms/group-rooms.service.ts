@@ -13,7 +13,7 @@ import { GroupMemberEntity } from './group-member.entity';
 import { diffGroupMembers } from './group-members.rules';
 import { GroupRoomEntity } from './group-room.entity';
 import { DedupQuery, DedupResultDto, GROUP_ROOM_SORT_FIELDS, GroupRoomDetailDto, GroupRoomDto, GroupRoomPageQuery, toGroupRoomDetailDto, toGroupRoomDto } from './group-rooms.dto';
-import { likeContains, searchMatch, searchScopeCondition, type ListSearch } from '../../database/like-contains';
+import { likeContains, scopeEqualities, searchMatch, type ListSearch } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /**
@@ -33,19 +33,20 @@ export class GroupRoomsService {
   /** Rooms the staff user owns or is a staff member of, newest first. */
   async listForStaff(tenantId: string, workChatUserId: string, query: GroupRoomPageQuery): Promise<Page<GroupRoomDto>> {
     const order = toOrder(query.sort, GROUP_ROOM_SORT_FIELDS, { createdAt: 'DESC' });
-    // A keyword rare among the tenant's rooms is found through the tenant's scoped grams index alone (the tenant is
-    // then a plain filter: searchScopeCondition); a common one by walking the sort index with the ILIKE (a page is found early).
-    const search = groupRoomSearch(tenantId);
+    // A keyword rare among the rooms the staff member owns is found through the tenant-and-owner scoped grams index,
+    // with the rooms they are a member of by id (the tenant is then a plain filter: scopeEqualities); a common one by
+    // walking the tenant's sort index with the ILIKE (a page is found early).
+    const search = groupRoomSearch(tenantId, workChatUserId);
     const commonKeyword = query.keyword ? await this.pager.isCommonTerm(this.dataSource, search, query.keyword) : true;
-    const builder = this.dataSource.getRepository(GroupRoomEntity).createQueryBuilder('room').where(...searchScopeCondition(search, !commonKeyword));
+    const builder = this.dataSource.getRepository(GroupRoomEntity).createQueryBuilder('room').where(scopeEqualities([['room.tenant_id', 'tenantId']], commonKeyword), { tenantId });
     builder.andWhere(staffHasRoom('room'), { workChatUserId });
     if (query.corpId) builder.andWhere('room.corp_id = :corpId', { corpId: query.corpId });
     if (query.aiEnabled !== undefined) builder.andWhere('room.ai_enabled = :aiEnabled', { aiEnabled: query.aiEnabled });
     if (query.keyword) {
       // The name contains it (migration 1795600720000), or the chat id is it; the tenant is repeated in the chat id's arm
-      // so that its (tenant_id, chat_id) index serves it when the scope is a plain filter.
+      // so that its (tenant_id, chat_id) index serves it when the tenant is a plain filter.
       const orElse: [string, Record<string, unknown>] = ['(room.tenant_id = :tenantId AND room.chat_id = :keyword)', { keyword: query.keyword }];
-      builder.andWhere(...searchMatch(search, 'pattern', query.keyword, { common: commonKeyword, orElse }));
+      builder.andWhere(...searchMatch(search, 'pattern', query.keyword, { common: commonKeyword, orElse, candidates: [memberRoomIds('room'), {}] }));
     }
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`room.${property}`, direction);
     const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword) });
@@ -207,9 +208,26 @@ export class GroupRoomsService {
 /** Duplicate groups one dedup call handles when `limit` is not given (spec: "default 100"). */
 const DEDUP_DEFAULT_LIMIT = 100;
 
-/** The group room keyword search's one description (migration 1795600720000): scoped by tenant (`:tenantId`), over the name. */
-function groupRoomSearch(tenantId: string): ListSearch {
-  return { table: 'chat_group_room', alias: 'room', scope: [{ column: 'tenant_id', parameter: 'tenantId', value: tenantId }], columns: ['name'] };
+/**
+ * The group room keyword search's one description (migration 1795600720000): the rooms the staff member owns, scoped by
+ * tenant and owner, over the name. Its scope is not the list's filter (a member's rooms belong to other owners): the
+ * list keeps its tenant equality and {@link staffHasRoom}, and adds {@link memberRoomIds} as candidates.
+ */
+function groupRoomSearch(tenantId: string, workChatUserId: string): ListSearch {
+  return {
+    table: 'chat_group_room',
+    alias: 'room',
+    scope: [
+      { column: 'tenant_id', parameter: 'tenantId', value: tenantId },
+      { column: 'owner_work_chat_user_id', parameter: 'workChatUserId', value: workChatUserId },
+    ],
+    columns: ['name'],
+  };
+}
+
+/** SQL condition: the room is one the staff user (`:workChatUserId`) is a staff member of, by id (an index condition on the primary key; the members' `(tenant_id, member_user_id, group_room_id)` index finds them). */
+function memberRoomIds(alias: string): string {
+  return `${alias}.id = ANY(ARRAY(SELECT m.group_room_id FROM chat_group_member m WHERE m.tenant_id = :tenantId AND m.member_user_id = :workChatUserId AND m.member_type = 1))`;
 }
 
 /** SQL condition: the staff user (`:workChatUserId`) owns the room or is one of its staff members. */
