@@ -218,7 +218,8 @@ export async function allowedAddresses(url: URL, policy: OutboundPolicy, resolve
 /**
  * Write-time check of a base URL a user stores (tool providers, evaluation targets, model configurations): http(s),
  * no credentials, and — when the host is an IP literal or a `localhost` name — an address the policy allows. Names
- * are resolved and checked again on every call (DNS answers change).
+ * are resolved and checked again when called (DNS answers change): a call reuses a name's judged addresses for at
+ * most a second, pinned to them (AddressDecisionCache in guarded-http.ts).
  * @param options.allowQuery false refuses a query or fragment (tool providers append paths)
  * @returns readable problems, empty when the URL may be stored
  */
