@@ -234,42 +234,37 @@ describe('evaluation single sign-on (issue 13 item 2)', () => {
   });
 });
 
+/**
+ * Runs `test` against an app whose single sign-on uses a provider of its own (no users), with `env` added, then closes
+ * both. The app's callback is registered at the provider.
+ */
+async function withOwnProvider(env: Record<string, string>, test: (testApp: TestApp) => Promise<void>): Promise<void> {
+  const idp = await startTestIdentityProvider([]);
+  const testApp = await startTestApp({ EVAL_SSO_ISSUER: idp.issuer, EVAL_SSO_CLIENT_ID: CLIENT_ID, EVAL_SSO_CLIENT_SECRET: CLIENT_SECRET, EVAL_SSO_ALLOWED_USERS: 'alice', ...env });
+  try {
+    await idp.register({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: testApp.config.evaluationSso.callbackUrl });
+    await test(testApp);
+  } finally {
+    await testApp.close();
+    await idp.close();
+  }
+}
+
 describe('evaluation single sign-on: the provider\'s private-network switch', () => {
   it('refuses a provider on loopback when EVAL_SSO_ALLOW_PRIVATE_NETWORKS=false (502 problem+json naming the switch)', async () => {
-    const idp = await startTestIdentityProvider([]);
-    const testApp = await startTestApp({
-      EVAL_SSO_ISSUER: idp.issuer,
-      EVAL_SSO_CLIENT_ID: CLIENT_ID,
-      EVAL_SSO_CLIENT_SECRET: CLIENT_SECRET,
-      EVAL_SSO_ALLOWED_USERS: 'alice',
-      EVAL_SSO_ALLOW_PRIVATE_NETWORKS: 'false',
-    });
-    try {
-      await idp.register({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: testApp.config.evaluationSso.callbackUrl });
+    await withOwnProvider({ EVAL_SSO_ALLOW_PRIVATE_NETWORKS: 'false' }, async (testApp) => {
       const response = await fetch(`${testApp.baseUrl}/api/auth/sso/login`, { redirect: 'manual' });
       expect(response.status).toBe(502);
       expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
       expect(((await response.json()) as { detail: string }).detail).toMatch(/EVAL_SSO_ALLOW_PRIVATE_NETWORKS/);
       // Without single sign-on configured the routes answer 404 (see the main suite for the switch's default, true).
-    } finally {
-      await testApp.close();
-      await idp.close();
-    }
+    });
   });
 });
 
 describe('evaluation single sign-on: starts per address (AUTH_SIGN_IN_START_*)', () => {
   it('answers 429 problem+json with Retry-After past the limit, and stores no state for a refused start', async () => {
-    const idp = await startTestIdentityProvider([]);
-    const testApp = await startTestApp({
-      EVAL_SSO_ISSUER: idp.issuer,
-      EVAL_SSO_CLIENT_ID: CLIENT_ID,
-      EVAL_SSO_CLIENT_SECRET: CLIENT_SECRET,
-      EVAL_SSO_ALLOWED_USERS: 'alice',
-      AUTH_SIGN_IN_START_MAX: '3',
-    });
-    try {
-      await idp.register({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: testApp.config.evaluationSso.callbackUrl });
+    await withOwnProvider({ AUTH_SIGN_IN_START_MAX: '3' }, async (testApp) => {
       const db = testApp.app.get<DataSource>(getDataSourceToken());
       const stored = async () => Number((await db.query('SELECT count(*) AS n FROM eval_sso_state'))[0].n);
       for (let start = 0; start < 3; start++) {
@@ -283,9 +278,6 @@ describe('evaluation single sign-on: starts per address (AUTH_SIGN_IN_START_*)',
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(((await refused.json()) as { detail: string }).detail).toMatch(/Too many sign-ins started from your address/);
       expect(await stored()).toBe(3);
-    } finally {
-      await testApp.close();
-      await idp.close();
-    }
+    });
   });
 });
