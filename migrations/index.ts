@@ -40,6 +40,7 @@ import { EvaluationRunWebhookDelivery1795600410000 } from './1795600410000-Evalu
 import { ChatOAuthOperatorFlow1795600600000 } from './1795600600000-ChatOAuthOperatorFlow';
 import { ScopedSearchGrams1795600700000 } from './1795600700000-ScopedSearchGrams';
 import { GroupRoomScopedSearch1795600720000 } from './1795600720000-GroupRoomScopedSearch';
+import { IdSortIndexes1795600730000 } from './1795600730000-IdSortIndexes';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -85,4 +86,5 @@ export const ALL_MIGRATIONS = [
   ChatOAuthOperatorFlow1795600600000,
   ScopedSearchGrams1795600700000,
   GroupRoomScopedSearch1795600720000,
+  IdSortIndexes1795600730000,
 ];
