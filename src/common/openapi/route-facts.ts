@@ -175,7 +175,7 @@ export function collectRouteFacts(app: INestApplication): RouteFacts[] {
         }
         const requirement: AuthRequirement | undefined = Reflect.getMetadata(AUTH_REQUIREMENT, handler) ?? Reflect.getMetadata(AUTH_REQUIREMENT, controller);
         const isPublic = Boolean(Reflect.getMetadata(PUBLIC_ROUTE, handler) ?? Reflect.getMetadata(PUBLIC_ROUTE, controller));
-        const guessLimited = (requirement ? strategiesOf(requirement.strategy) : []).some((strategy) => dependsOnGuessLimiter(strategy)) || dependsOnGuessLimiter(controller, 2);
+        const guessLimited = (requirement ? strategiesOf(requirement.strategy) : []).some((strategy) => dependsOnGuessLimiter(strategy));
         for (const controllerPath of controllerPaths) {
           for (const routePath of [routePaths].flat()) {
             facts.push({ method, path: toOpenApiPath(controllerPath, routePath), pathParams, queryParams, bodyClass, guessLimited, requirement, isPublic });
