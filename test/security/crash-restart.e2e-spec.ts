@@ -6,7 +6,6 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { constants, createGzip } from 'node:zlib';
-import { Client } from 'pg';
 import request from 'supertest';
 import { eventually } from '../support/async';
 import { deployArchive, newAgent } from '../support/deploy-factories';
@@ -14,6 +13,7 @@ import { freePort } from '../support/free-port';
 import { type LocalPeer, startLocalPeer } from '../support/peers/local-peers';
 import { rawTarGz } from '../support/raw-tar';
 import { TEST_OWNER_TOKEN, TEST_REGISTRATION_KEY, TEST_SECRET_KEY } from '../support/test-app';
+import { dropDatabase, withAdmin, withDatabase } from '../support/test-database';
 
 const ROOT = join(__dirname, '../..');
 const API_KEY = 'eval-api-key-crash-0123456789abcdef';
@@ -94,17 +94,6 @@ interface AppProcess {
  * Runs with DATABASE_URL (a database of the test server): the embedded database's stale-process handling (issue 19
  * item 5, src/database/embedded-postgres.ts) is tested on its own.
  */
-/** Runs `work` on a connection to `url`, then closes it. */
-async function withAdmin<T>(url: string, work: (db: Client) => Promise<T>): Promise<T> {
-  const db = new Client({ connectionString: url });
-  await db.connect();
-  try {
-    return await work(db);
-  } finally {
-    await db.end();
-  }
-}
-
 describe('restart after SIGKILL mid-deploy, mid-delete and mid-run just works (issue 19 acceptance 5)', () => {
   let target: LocalPeer;
   let buildDir: string;
@@ -163,10 +152,9 @@ describe('restart after SIGKILL mid-deploy, mid-delete and mid-run just works (i
     mainJs = buildApp(buildDir);
     dataDir = mkdtempSync(join(tmpdir(), 'atrium-crash-data-'));
     database = `atrium_crash_${process.pid}_${Date.now().toString(36)}`;
+    // Empty, not the run's migrated template: the first start migrates it, as `npm start` on a new database does.
     await withAdmin(process.env.ATRIUM_TEST_DATABASE_URL!, (admin) => admin.query(`CREATE DATABASE ${database}`));
-    const url = new URL(process.env.ATRIUM_TEST_DATABASE_URL!);
-    url.pathname = `/${database}`;
-    databaseUrl = url.toString();
+    databaseUrl = withDatabase(process.env.ATRIUM_TEST_DATABASE_URL!, database);
   }, 120_000);
 
   afterAll(async () => {
@@ -178,9 +166,7 @@ describe('restart after SIGKILL mid-deploy, mid-delete and mid-run just works (i
     }
     await target?.close();
     for (const folder of [buildDir, dataDir]) if (folder) rmSync(folder, { recursive: true, force: true });
-    if (database) {
-      await withAdmin(process.env.ATRIUM_TEST_DATABASE_URL!, (admin) => admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
-    }
+    await dropDatabase(process.env.ATRIUM_TEST_DATABASE_URL, database);
   }, 60_000);
 
   it('comes back up, sweeps every leftover, keeps sites and rows consistent and completes the run', async () => {

@@ -16,8 +16,8 @@ export function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-/** Runs `work` with a connection to `serverUrl`'s default database, then closes it. */
-async function withAdmin<T>(serverUrl: string, work: (admin: Client) => Promise<T>): Promise<T> {
+/** Runs `work` on one connection to `url` (a server's default database, or any database), then closes it. */
+export async function withAdmin<T>(serverUrl: string, work: (admin: Client) => Promise<T>): Promise<T> {
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
   try {
