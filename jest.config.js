@@ -58,6 +58,10 @@ const common = {
 module.exports = {
   testTimeout: 60000,
   maxWorkers: 2,
+  // A worker whose heap passed 1 GB after a suite is replaced by a fresh one: each e2e suite's module graph (the whole
+  // app) stays reachable after the suite ends, 60-100 MB a suite, and one Node 24 worker of the whole pass reached its
+  // 4 GB heap limit and crashed (CI, 2026-11-25).
+  workerIdleMemoryLimit: '1GB',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     {
