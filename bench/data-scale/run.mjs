@@ -13,6 +13,7 @@
 //   DATABASE_URL=postgres://…/db node bench/data-scale/run.mjs   # that server; one database per size is created
 //                                                                 # beside it (needs CREATEDB) and dropped after
 //   BENCH_REPS=7 (requests per case, after one warm-up; the median is printed)   BENCH_ONLY=<regex on case names>
+//   BENCH_DATABASE_PREFIX=atrium_ds (the per-size databases are <prefix>_<size>)
 //
 // See bench/data-scale/README.md for how to read the table.
 import { execFile, spawn } from 'node:child_process';
@@ -39,6 +40,8 @@ const SEARCH_PARAMS = /^(keyword|q|name|likeCorpName|userName|intentName|title|l
 /** The deep cursor page: page DEEP_PAGE (or the last but one), opened with the `nextCursor` of the page before it. */
 const DEEP_PAGE = 1000;
 const GROWTH_TARGET = 2;
+/** Names the per-size databases (`<prefix>_<size>`), so two benches can share one server. */
+const DATABASE_PREFIX = process.env.BENCH_DATABASE_PREFIX ?? 'atrium_ds';
 
 const work = mkdtempSync(join(tmpdir(), 'atrium-data-scale-'));
 chmodSync(work, 0o755); // the embedded PostgreSQL runs as `postgres` and must reach its data folder
@@ -319,7 +322,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 try {
   for (const size of SIZES) {
-    const database = `atrium_ds_${size}`;
+    const database = `${DATABASE_PREFIX}_${size}`;
     await admin.query(`DROP DATABASE IF EXISTS ${database}`);
     await admin.query(`CREATE DATABASE ${database} TEMPLATE template0 ENCODING 'UTF8'`);
     const app = await startApp(urlOf(database));
