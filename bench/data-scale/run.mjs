@@ -14,6 +14,7 @@
 //                                                                 # beside it (needs CREATEDB) and dropped after
 //   BENCH_REPS=7 (requests per case, after one warm-up; the median is printed)   BENCH_ONLY=<regex on case names>
 //   BENCH_DATABASE_PREFIX=atrium_ds (the per-size databases are <prefix>_<size>)
+//   BENCH_WINGS=chat,deploy,evaluation (the wings seeded; leave one out only for a quicker pass with BENCH_ONLY)
 //
 // See bench/data-scale/README.md for how to read the table.
 import { execFile, spawn } from 'node:child_process';
@@ -42,6 +43,11 @@ const DEEP_PAGE = 1000;
 const GROWTH_TARGET = 2;
 /** Names the per-size databases (`<prefix>_<size>`), so two benches can share one server. */
 const DATABASE_PREFIX = process.env.BENCH_DATABASE_PREFIX ?? 'atrium_ds';
+/**
+ * The wings whose big tables are seeded (BENCH_WINGS, comma-separated; default all three). Leaving one out is for a
+ * quicker pass over another wing's cases (with BENCH_ONLY): that wing's figures then measure empty tables.
+ */
+const WINGS = new Set((process.env.BENCH_WINGS ?? 'chat,deploy,evaluation').split(',').map((wing) => wing.trim()));
 
 const work = mkdtempSync(join(tmpdir(), 'atrium-data-scale-'));
 chmodSync(work, 0o755); // the embedded PostgreSQL runs as `postgres` and must reach its data folder
@@ -170,6 +176,8 @@ function casesOf(document, context) {
   const cases = [];
   const notices = [];
   const pathValues = { tenant: context.tenant.id, workChatUserId: 'staff00', namespace: context.namespace };
+  /** Values for required query parameters: the seeded corp's name (every tenant's corp is named CORP_NAME). */
+  const queryValues = { corpName: CORP_NAME };
   let cursorSeen = false;
   for (const [template, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
@@ -183,6 +191,15 @@ function casesOf(document, context) {
         continue;
       }
       const path = template.replace(/\{(\w+)\}/g, (_, name) => encodeURIComponent(pathValues[name]));
+      // Required query parameters other than paging (a list that needs its corp named): filled from what the seed
+      // made, or the list is a notice (it would only answer 400).
+      const required = parameters.filter((parameter) => parameter.in === 'query' && parameter.required && !['page', 'size', 'sort', 'cursor'].includes(parameter.name));
+      const unknown = required.filter((parameter) => !(parameter.name in queryValues)).map((parameter) => parameter.name);
+      if (unknown.length) {
+        notices.push(`${method.toUpperCase()} ${template}: not measured (no seeded value for the required ${unknown.join(', ')})`);
+        continue;
+      }
+      const fixed = Object.fromEntries(required.map((parameter) => [parameter.name, queryValues[parameter.name]]));
       const schemes = (operation.security ?? []).flatMap((entry) => Object.keys(entry));
       const auth = schemes.includes('evaluationApiKey')
         ? { apiKey: API_KEY }
@@ -202,7 +219,7 @@ function casesOf(document, context) {
         json = { corpName: CORP_NAME, states: ['spring-fair'] };
       } else if (method !== 'get') continue;
       const label = `${method.toUpperCase()} ${template.replace('/api/{tenant}', '{T}')}`;
-      const at = (query) => `${path}?${new URLSearchParams(query).toString()}`;
+      const at = (query) => `${path}?${new URLSearchParams({ ...fixed, ...query }).toString()}`;
       if (isStats) {
         for (const days of [30, 365]) cases.push({ name: `${label} days=${days}`, kind: 'stats', request: { method, path: at({ days }), json, auth } });
         continue;
@@ -213,9 +230,9 @@ function casesOf(document, context) {
       }
       if (parameters.some((parameter) => parameter.name === 'cursor' && parameter.in === 'query')) {
         cursorSeen = true;
-        cases.push({ name: `${label} deep cursor`, kind: 'cursor', deep: { method, path, json, auth }, request: undefined });
+        cases.push({ name: `${label} deep cursor`, kind: 'cursor', deep: { method, path, query: fixed, json, auth }, request: undefined });
       }
-      cases.push({ name: `${label} offset last page`, kind: 'offset', last: { method, path, json, auth }, request: undefined });
+      cases.push({ name: `${label} offset last page`, kind: 'offset', last: { method, path, query: fixed, json, auth }, request: undefined });
       for (const parameter of parameters.filter((candidate) => candidate.in === 'query' && SEARCH_PARAMS.test(candidate.name))) {
         for (const term of SEARCH_TERMS) {
           cases.push({
@@ -238,22 +255,24 @@ function casesOf(document, context) {
  */
 async function resolveRequest(port, entry) {
   if (entry.kind === 'cursor') {
-    const { method, path, json, auth } = entry.deep;
-    const first = await send(port, method, `${path}?page=0&size=${PAGE_SIZE}`, { ...auth, json });
+    const { method, path, query, json, auth } = entry.deep;
+    const at = (params) => `${path}?${new URLSearchParams({ ...query, ...params })}`;
+    const first = await send(port, method, at({ page: 0, size: PAGE_SIZE }), { ...auth, json });
     if (first.status !== 200) return { skip: `HTTP ${first.status} ${first.text.slice(0, 120)}` };
     const target = Math.min(DEEP_PAGE, (first.body?.totalPages ?? 0) - 1);
     if (target < 1) return { skip: `${first.body?.totalPages ?? '?'} page(s)` };
-    const before = await send(port, method, `${path}?page=${target - 1}&size=${PAGE_SIZE}`, { ...auth, json });
+    const before = await send(port, method, at({ page: target - 1, size: PAGE_SIZE }), { ...auth, json });
     const cursor = before.body?.nextCursor;
     if (!cursor) return { skip: `no nextCursor on page ${target - 1}` };
-    return { request: { method, path: `${path}?${new URLSearchParams({ size: String(PAGE_SIZE), cursor })}`, json, auth }, note: `page ${target}` };
+    return { request: { method, path: at({ size: PAGE_SIZE, cursor }), json, auth }, note: `page ${target}` };
   }
   if (entry.kind === 'offset') {
-    const { method, path, json, auth } = entry.last;
-    const first = await send(port, method, `${path}?page=0&size=${PAGE_SIZE}`, { ...auth, json });
+    const { method, path, query, json, auth } = entry.last;
+    const at = (params) => `${path}?${new URLSearchParams({ ...query, ...params })}`;
+    const first = await send(port, method, at({ page: 0, size: PAGE_SIZE }), { ...auth, json });
     const pages = first.body?.totalPages;
     if (first.status !== 200 || !(pages > 1)) return { skip: `${pages ?? '?'} page(s)` };
-    return { request: { method, path: `${path}?page=${pages - 1}&size=${PAGE_SIZE}`, json, auth }, note: `page ${pages - 1}` };
+    return { request: { method, path: at({ page: pages - 1, size: PAGE_SIZE }), json, auth }, note: `page ${pages - 1}` };
   }
   return { request: entry.request };
 }
@@ -338,9 +357,9 @@ try {
       const registration = registered.body;
       const namespace = registration.namespace ?? 'bench';
       const started = now();
-      await seedChat(sql, tenants, { contacts: size, ways: Math.max(1, Math.floor(size / TENANTS)), rooms: size, log });
-      await seedDeploy(sql, { rows: size, namespaces: [namespace, ...Array.from({ length: TENANTS - 1 }, (_, index) => `bench${index + 1}`)], log });
-      await seedEvaluation(sql, { rows: size, log });
+      if (WINGS.has('chat')) await seedChat(sql, tenants, { contacts: size, ways: Math.max(1, Math.floor(size / TENANTS)), rooms: size, log });
+      if (WINGS.has('deploy')) await seedDeploy(sql, { rows: size, namespaces: [namespace, ...Array.from({ length: TENANTS - 1 }, (_, index) => `bench${index + 1}`)], log });
+      if (WINGS.has('evaluation')) await seedEvaluation(sql, { rows: size, log });
       log(`size ${size}: seeded in ${((now() - started) / 1000).toFixed(0)} s`);
 
       const document = await expectOk(send(app.port, 'GET', '/docs-json'), 'GET /docs-json');
