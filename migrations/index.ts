@@ -41,6 +41,7 @@ import { ChatOAuthOperatorFlow1795600600000 } from './1795600600000-ChatOAuthOpe
 import { ScopedSearchGrams1795600700000 } from './1795600700000-ScopedSearchGrams';
 import { GroupRoomScopedSearch1795600720000 } from './1795600720000-GroupRoomScopedSearch';
 import { IdSortIndexes1795600730000 } from './1795600730000-IdSortIndexes';
+import { DeployNamespaceLiveTokens1795600740000 } from './1795600740000-DeployNamespaceLiveTokens';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -87,4 +88,5 @@ export const ALL_MIGRATIONS = [
   ScopedSearchGrams1795600700000,
   GroupRoomScopedSearch1795600720000,
   IdSortIndexes1795600730000,
+  DeployNamespaceLiveTokens1795600740000,
 ];

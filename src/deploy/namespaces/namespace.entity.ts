@@ -18,4 +18,11 @@ export class NamespaceEntity {
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
+
+  /**
+   * Its live (not revoked) agent tokens: kept exact by triggers on `deploy_agent_token` in the writer's transaction
+   * (migration 1795600740000), so the namespace list never counts tokens (issue 23). Written by the database only.
+   */
+  @Column({ type: 'integer', default: 0, insert: false, update: false })
+  liveTokens: number;
 }

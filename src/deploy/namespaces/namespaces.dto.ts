@@ -90,9 +90,9 @@ export function toJoinGrantDto(grant: JoinGrantEntity): JoinGrantDto {
   };
 }
 
-/** Maps a namespace row and its live token count to the owner view. */
-export function toNamespaceDto(namespace: NamespaceEntity, liveTokens: number): NamespaceDto {
-  return { name: namespace.name, claimedByAgentId: namespace.claimedByAgentId, createdAt: namespace.createdAt.toISOString(), liveTokens };
+/** Maps a namespace row (with its trigger-kept live token count) to the owner view. */
+export function toNamespaceDto(namespace: NamespaceEntity): NamespaceDto {
+  return { name: namespace.name, claimedByAgentId: namespace.claimedByAgentId, createdAt: namespace.createdAt.toISOString(), liveTokens: namespace.liveTokens };
 }
 
 /** Sort fields of `GET /api/admin/namespaces`: field → entity property; used by the query and NamespacesService.list. */

@@ -179,18 +179,15 @@ export class NamespacesService {
     });
   }
 
-  /** Every namespace with its live token count, newest first by default (sortable by `createdAt`, `name`). */
+  /**
+   * Every namespace with its live token count, newest first by default (sortable by `createdAt`, `name`). The count
+   * is the namespace row's own `live_tokens`, kept by triggers (migration 1795600740000): a page reads no tokens, so
+   * its cost doesn't grow with them (issue 23, acceptance 1).
+   */
   async list(query: NamespaceQueryDto): Promise<Page<NamespaceDto>> {
     const order = toOrder(query.sort, NAMESPACE_SORT_FIELDS, { createdAt: 'DESC' });
     const { rows, ...slice } = await this.pager.find(this.dataSource.getRepository(NamespaceEntity), { where: {}, order }, query);
-    const counts = rows.length
-      ? ((await this.dataSource.query(
-          `SELECT namespace, count(*)::int AS live FROM deploy_agent_token WHERE revoked_at IS NULL AND namespace = ANY($1) GROUP BY namespace`,
-          [rows.map((row) => row.name)],
-        )) as { namespace: string; live: number }[])
-      : [];
-    const live = new Map(counts.map((row) => [row.namespace, row.live]));
-    return toPage(rows.map((row) => toNamespaceDto(row, live.get(row.name) ?? 0)), slice, query);
+    return toPage(rows.map(toNamespaceDto), slice, query);
   }
 
   private async requireNamespace(manager: EntityManager, namespace: string): Promise<void> {
