@@ -238,7 +238,9 @@ export async function seedDeploy(sql, { rows, namespaces, log = () => undefined 
 /**
  * Evaluation rows: `rows` scenarios, `rows / 10` targets and `rows` runs (60 % completed with a pass rate and a p95
  * latency, the rest failed, cancelled, running or queued; finished over a year), then VACUUM ANALYZE. The runs go in
- * with one INSERT, which the dashboard rollups' statement trigger folds in one pass.
+ * with one INSERT, which the dashboard rollups' statement trigger folds in one pass. The `running` runs hold a lease
+ * of another instance for a day: without one, the app's run sweeper takes them over as orphans and executes them
+ * while the bench measures (100k at 1M rows), loading the app at the largest size only.
  */
 export async function seedEvaluation(sql, { rows, log = () => undefined }) {
   const started = now();
@@ -263,7 +265,7 @@ export async function seedEvaluation(sql, { rows, log = () => undefined }) {
     await insertSelect(
       sql,
       'eval_run',
-      ['scenario_id', 'scenario_name', 'scenario_version', 'target_id', 'target_name', 'status', 'triggered_by', 'concurrency', 'repeat_count', 'case_count', 'model_bindings', 'llm_config', 'summary', 'created_at', 'started_at', 'finished_at'],
+      ['scenario_id', 'scenario_name', 'scenario_version', 'target_id', 'target_name', 'status', 'triggered_by', 'concurrency', 'repeat_count', 'case_count', 'model_bindings', 'llm_config', 'summary', 'created_at', 'started_at', 'finished_at', 'lease_owner', 'lease_until'],
       `WITH s AS (SELECT array_agg(id ORDER BY id) AS ids FROM (SELECT id FROM eval_scenario LIMIT 1000) x),
             t AS (SELECT array_agg(id ORDER BY id) AS ids, array_agg(name ORDER BY id) AS names FROM (SELECT id, name FROM eval_target LIMIT 200) y)
        SELECT s.ids[1 + i % array_length(s.ids, 1)], 'Bench scenario', 1, t.ids[1 + i % array_length(t.ids, 1)], t.names[1 + i % array_length(t.ids, 1)],
@@ -271,7 +273,8 @@ export async function seedEvaluation(sql, { rows, log = () => undefined }) {
               'api', 4, 1, 0, '{}'::jsonb, '{}'::jsonb,
               CASE WHEN i % 10 < 6 THEN jsonb_build_object('total_cases', 10, 'passed_cases', i % 11, 'pass_rate', round((i % 11) / 10.0, 4), 'latency_p95_ms', 100 + (i::bigint * 104729) % 5000) END,
               now() - ((i::bigint * 7919) % 525600) * interval '1 minute' - interval '5 minutes', CASE WHEN i % 10 < 9 THEN now() - ((i::bigint * 7919) % 525600) * interval '1 minute' - interval '4 minutes' END,
-              CASE WHEN i % 10 < 8 THEN now() - ((i::bigint * 7919) % 525600) * interval '1 minute' END
+              CASE WHEN i % 10 < 8 THEN now() - ((i::bigint * 7919) % 525600) * interval '1 minute' END,
+              CASE WHEN i % 10 = 8 THEN 'bench-seed:another-instance' END, CASE WHEN i % 10 = 8 THEN now() + interval '1 day' END
          FROM generate_series(0, ${rows - 1}) AS i, s, t`,
     );
   }, log);
