@@ -6,7 +6,8 @@ import { LocalPeer, startLocalPeer } from '../support/peers/local-peers';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const API_KEY = 'eval-api-key-dashboard-0123456789';
-const WINDOWS = [1, 7, 30, 365];
+/** Windows in days: within a day, within a month, across one or several month starts (the monthly rollup), a year. */
+const WINDOWS = [1, 7, 30, 45, 100, 365];
 
 /**
  * The dashboard as the full-scan implementation computed it before issue 23 (one aggregate over every run per
@@ -102,6 +103,7 @@ describe('dashboard rollups (issue 23 item 4: GET /api/stats/dashboard never sca
       await read(`SELECT name, value::text FROM eval_stats_counter WHERE value <> 0 ORDER BY name`),
       await read(`SELECT hour::text, runs::text, trim_scale(pass_rate_sum)::text AS pass_rate_sum, pass_rate_n::text FROM eval_stats_pass_rate_hourly WHERE runs <> 0 OR pass_rate_n <> 0 ORDER BY hour`),
       await read(`SELECT day::text, target_id, target_name, runs::text, trim_scale(latency_sum)::text AS latency_sum FROM eval_stats_target_latency_daily WHERE runs <> 0 ORDER BY day, target_id, target_name`),
+      await read(`SELECT month::text, target_id, target_name, runs::text, trim_scale(latency_sum)::text AS latency_sum FROM eval_stats_target_latency_monthly WHERE runs <> 0 ORDER BY month, target_id, target_name`),
     ];
   }
 
@@ -265,6 +267,15 @@ describe('dashboard rollups (issue 23 item 4: GET /api/stats/dashboard never sca
         const shown = await plan(text, [...params]);
         expect(shown).not.toMatch(/Seq Scan on eval_run/);
         expect(shown).toMatch(/Index (Only )?Scan using ix_eval_run_completed_finished_utc on eval_run|Bitmap Index Scan on ix_eval_run_completed_finished_utc/);
+      }
+      // The slowest targets read whole months from the monthly rollup (migration 1795600751000) and only the days
+      // before the window's first whole month from the daily one, each an index range: a year's window read every
+      // day x target before (1M runs over 200 targets: 73,000 rows).
+      for (const days of [7, 45, 365]) {
+        const shown = await plan(DASHBOARD_SLOWEST_TARGETS_SQL, [new Date(Date.now() - days * 86_400_000), 5]);
+        expect(shown).toMatch(/Index (Only )?Scan using eval_stats_target_latency_monthly_pkey on eval_stats_target_latency_monthly|Bitmap Index Scan on eval_stats_target_latency_monthly_pkey/);
+        expect(shown).toMatch(/Index Cond: \(\(day >= [^\n]*\) AND \(day < [^\n]*\)\)/);
+        expect(shown).not.toMatch(/Seq Scan on eval_stats_target_latency_(daily|monthly)/);
       }
       expect(await plan(DASHBOARD_COUNTERS_SQL, [])).toMatch(/on eval_stats_counter/);
     } finally {

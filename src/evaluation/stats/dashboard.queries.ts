@@ -10,6 +10,11 @@
  * `round(avg(x), n)` computes. Exported for the plan checks of that suite.
  */
 
+/** The window's first whole UTC day: the day after $1's (timestamptz) UTC day. */
+const FIRST_WHOLE_DAY = `(($1::timestamptz AT TIME ZONE 'UTC')::date + 1)`;
+/** The window's first whole UTC calendar month: the month of {@link FIRST_WHOLE_DAY} when that day is a 1st, else the next one. */
+const FIRST_WHOLE_MONTH = `((date_trunc('month', ($1::timestamptz AT TIME ZONE 'UTC')::date::timestamp) + interval '1 month')::date)`;
+
 /** `{ name, value }` rows: `scenarios`, `targets` and `run:<status>` counts. */
 export const DASHBOARD_COUNTERS_SQL = `SELECT name, value::int AS value FROM eval_stats_counter WHERE value <> 0`;
 
@@ -35,20 +40,28 @@ export const DASHBOARD_PASS_RATE_TREND_SQL = `
 
 /**
  * Targets by mean `summary.latency_p95_ms` (rounded to an integer, ms) of their completed runs since $1, slowest
- * first, at most $2; ties by target id. Whole UTC days from the daily rollup; the window's first partial day from the
- * index. `target_name` is the greatest name the target's counted runs carry.
+ * first, at most $2; ties by target id. `target_name` is the greatest name the target's counted runs carry. The window
+ * is read in three parts, each bounded whatever the number of runs:
+ * - whole UTC calendar months from the window's first whole month on, from the monthly rollup (migration
+ *   1795600751000): months x targets active in them;
+ * - the whole UTC days before that month, from the daily rollup: at most 30 days x targets active in them;
+ * - the window's first partial day, from the index on completed runs' UTC finish time: the runs finished in it.
+ * The bounds are written as expressions of $1 (not a joined CTE) so that each part is an index range.
  */
 export const DASHBOARD_SLOWEST_TARGETS_SQL = `
-  WITH bounds AS (SELECT ($1::timestamptz AT TIME ZONE 'UTC')::date + 1 AS first_whole_day),
-  parts AS (
+  WITH parts AS (
+    SELECT m.target_id, m.target_name, m.runs, m.latency_sum
+      FROM eval_stats_target_latency_monthly m
+     WHERE m.month >= ${FIRST_WHOLE_MONTH} AND m.runs <> 0
+    UNION ALL
     SELECT t.target_id, t.target_name, t.runs, t.latency_sum
-      FROM eval_stats_target_latency_daily t, bounds
-     WHERE t.day >= bounds.first_whole_day AND t.runs <> 0
+      FROM eval_stats_target_latency_daily t
+     WHERE t.day >= ${FIRST_WHOLE_DAY} AND t.day < ${FIRST_WHOLE_MONTH} AND t.runs <> 0
     UNION ALL
     SELECT r.target_id, r.target_name, 1, eval_stats_number(r.summary, 'latency_p95_ms')
-      FROM eval_run r, bounds
+      FROM eval_run r
      WHERE r.status = 'completed' AND (r.finished_at AT TIME ZONE 'UTC') >= ($1::timestamptz AT TIME ZONE 'UTC')
-       AND (r.finished_at AT TIME ZONE 'UTC') < bounds.first_whole_day
+       AND (r.finished_at AT TIME ZONE 'UTC') < ${FIRST_WHOLE_DAY}
        AND r.target_id IS NOT NULL AND eval_stats_number(r.summary, 'latency_p95_ms') IS NOT NULL
   )
   SELECT target_id, max(target_name) AS target_name, sum(runs)::int AS runs, round(sum(latency_sum) / sum(runs))::int AS mean_latency_p95_ms
