@@ -42,7 +42,7 @@ import { ScopedSearchGrams1795600700000 } from './1795600700000-ScopedSearchGram
 import { GroupRoomScopedSearch1795600720000 } from './1795600720000-GroupRoomScopedSearch';
 import { IdSortIndexes1795600730000 } from './1795600730000-IdSortIndexes';
 import { DeployNamespaceLiveTokens1795600740000 } from './1795600740000-DeployNamespaceLiveTokens';
-import { EvaluationTargetLatencyMonthly1795600751000 } from './1795600751000-EvaluationTargetLatencyMonthly';
+import { EvaluationTargetLatencyRollups1795600751000 } from './1795600751000-EvaluationTargetLatencyRollups';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -90,5 +90,5 @@ export const ALL_MIGRATIONS = [
   GroupRoomScopedSearch1795600720000,
   IdSortIndexes1795600730000,
   DeployNamespaceLiveTokens1795600740000,
-  EvaluationTargetLatencyMonthly1795600751000,
+  EvaluationTargetLatencyRollups1795600751000,
 ];

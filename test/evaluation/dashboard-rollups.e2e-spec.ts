@@ -104,6 +104,7 @@ describe('dashboard rollups (issue 23 item 4: GET /api/stats/dashboard never sca
       await read(`SELECT hour::text, runs::text, trim_scale(pass_rate_sum)::text AS pass_rate_sum, pass_rate_n::text FROM eval_stats_pass_rate_hourly WHERE runs <> 0 OR pass_rate_n <> 0 ORDER BY hour`),
       await read(`SELECT day::text, target_id, target_name, runs::text, trim_scale(latency_sum)::text AS latency_sum FROM eval_stats_target_latency_daily WHERE runs <> 0 ORDER BY day, target_id, target_name`),
       await read(`SELECT month::text, target_id, target_name, runs::text, trim_scale(latency_sum)::text AS latency_sum FROM eval_stats_target_latency_monthly WHERE runs <> 0 ORDER BY month, target_id, target_name`),
+      await read(`SELECT hour::text, target_id, target_name, runs::text, trim_scale(latency_sum)::text AS latency_sum FROM eval_stats_target_latency_hourly WHERE runs <> 0 ORDER BY hour, target_id, target_name`),
     ];
   }
 
@@ -268,14 +269,18 @@ describe('dashboard rollups (issue 23 item 4: GET /api/stats/dashboard never sca
         expect(shown).not.toMatch(/Seq Scan on eval_run/);
         expect(shown).toMatch(/Index (Only )?Scan using ix_eval_run_completed_finished_utc on eval_run|Bitmap Index Scan on ix_eval_run_completed_finished_utc/);
       }
-      // The slowest targets read whole months from the monthly rollup (migration 1795600751000) and only the days
-      // before the window's first whole month from the daily one, each an index range: a year's window read every
-      // day x target before (1M runs over 200 targets: 73,000 rows).
+      // The slowest targets read whole months from the monthly rollup (migration 1795600751000), the days before the
+      // window's first whole month from the daily one, the hours before its first whole day from the hourly one, each
+      // an index range, and the runs of its first partial hour: a year's window read every day x target before (1M
+      // runs over 200 targets: 73,000 rows), and every run of its first partial day.
       for (const days of [7, 45, 365]) {
         const shown = await plan(DASHBOARD_SLOWEST_TARGETS_SQL, [new Date(Date.now() - days * 86_400_000), 5]);
         expect(shown).toMatch(/Index (Only )?Scan using eval_stats_target_latency_monthly_pkey on eval_stats_target_latency_monthly|Bitmap Index Scan on eval_stats_target_latency_monthly_pkey/);
         expect(shown).toMatch(/Index Cond: \(\(day >= [^\n]*\) AND \(day < [^\n]*\)\)/);
-        expect(shown).not.toMatch(/Seq Scan on eval_stats_target_latency_(daily|monthly)/);
+        expect(shown).toMatch(/Index Cond: \(\(hour >= [^\n]*\) AND \(hour < [^\n]*\)\)/);
+        // The runs are read up to the window's first whole hour only (the bound is folded to a constant).
+        expect(shown).toMatch(/Index Cond: \(\(\(finished_at AT TIME ZONE 'UTC'::text\) >= [^\n]*\) AND \(\(finished_at AT TIME ZONE 'UTC'::text\) < '\d{4}-\d\d-\d\d \d\d:00:00'::timestamp without time zone\)\)/);
+        expect(shown).not.toMatch(/Seq Scan on eval_stats_target_latency_(daily|monthly|hourly)/);
       }
       expect(await plan(DASHBOARD_COUNTERS_SQL, [])).toMatch(/on eval_stats_counter/);
     } finally {

@@ -10,6 +10,8 @@
  * `round(avg(x), n)` computes. Exported for the plan checks of that suite.
  */
 
+/** The window's first whole UTC hour: the hour after $1's (timestamptz) UTC hour. */
+const FIRST_WHOLE_HOUR = `(date_trunc('hour', $1::timestamptz AT TIME ZONE 'UTC') + interval '1 hour')`;
 /** The window's first whole UTC day: the day after $1's (timestamptz) UTC day. */
 const FIRST_WHOLE_DAY = `(($1::timestamptz AT TIME ZONE 'UTC')::date + 1)`;
 /** The window's first whole UTC calendar month: the month of {@link FIRST_WHOLE_DAY} when that day is a 1st, else the next one. */
@@ -42,10 +44,11 @@ export const DASHBOARD_PASS_RATE_TREND_SQL = `
  * Targets by mean `summary.latency_p95_ms` (rounded to an integer, ms) of their completed runs since $1, slowest
  * first, at most $2; ties by target id. `target_name` is the greatest name the target's counted runs carry. The window
  * is read in three parts, each bounded whatever the number of runs:
- * - whole UTC calendar months from the window's first whole month on, from the monthly rollup (migration
- *   1795600751000): months x targets active in them;
+ * - whole UTC calendar months from the window's first whole month on, from the monthly rollup (the monthly and hourly
+ *   rollups: migration 1795600751000): months x targets active in them;
  * - the whole UTC days before that month, from the daily rollup: at most 30 days x targets active in them;
- * - the window's first partial day, from the index on completed runs' UTC finish time: the runs finished in it.
+ * - the whole UTC hours before that day, from the hourly rollup: at most 23 hours x targets active in them;
+ * - the window's first partial hour, from the index on completed runs' UTC finish time: the runs finished in it.
  * The bounds are written as expressions of $1 (not a joined CTE) so that each part is an index range.
  */
 export const DASHBOARD_SLOWEST_TARGETS_SQL = `
@@ -58,10 +61,14 @@ export const DASHBOARD_SLOWEST_TARGETS_SQL = `
       FROM eval_stats_target_latency_daily t
      WHERE t.day >= ${FIRST_WHOLE_DAY} AND t.day < ${FIRST_WHOLE_MONTH} AND t.runs <> 0
     UNION ALL
+    SELECT h.target_id, h.target_name, h.runs, h.latency_sum
+      FROM eval_stats_target_latency_hourly h
+     WHERE h.hour >= ${FIRST_WHOLE_HOUR} AND h.hour < ${FIRST_WHOLE_DAY} AND h.runs <> 0
+    UNION ALL
     SELECT r.target_id, r.target_name, 1, eval_stats_number(r.summary, 'latency_p95_ms')
       FROM eval_run r
      WHERE r.status = 'completed' AND (r.finished_at AT TIME ZONE 'UTC') >= ($1::timestamptz AT TIME ZONE 'UTC')
-       AND (r.finished_at AT TIME ZONE 'UTC') < ${FIRST_WHOLE_DAY}
+       AND (r.finished_at AT TIME ZONE 'UTC') < ${FIRST_WHOLE_HOUR}
        AND r.target_id IS NOT NULL AND eval_stats_number(r.summary, 'latency_p95_ms') IS NOT NULL
   )
   SELECT target_id, max(target_name) AS target_name, sum(runs)::int AS runs, round(sum(latency_sum) / sum(runs))::int AS mean_latency_p95_ms

@@ -33,6 +33,9 @@ function foldRunsSql(source: string, monthly: boolean): string[] {
      ON CONFLICT (day, target_id, target_name) DO UPDATE SET runs = t.runs + excluded.runs, latency_sum = t.latency_sum + excluded.latency_sum`,
     ...(monthly
       ? [
+          `INSERT INTO eval_stats_target_latency_hourly AS t (hour, target_id, target_name, runs, latency_sum)
+             SELECT bucket, target_id, target_name, sum(d), sum(d * latency) ${latencyRows(`date_trunc('hour', finished_at AT TIME ZONE 'UTC')`)}
+           ON CONFLICT (hour, target_id, target_name) DO UPDATE SET runs = t.runs + excluded.runs, latency_sum = t.latency_sum + excluded.latency_sum`,
           `INSERT INTO eval_stats_target_latency_monthly AS t (month, target_id, target_name, runs, latency_sum)
              SELECT bucket, target_id, target_name, sum(d), sum(d * latency) ${latencyRows(`date_trunc('month', finished_at AT TIME ZONE 'UTC')::date`)}
            ON CONFLICT (month, target_id, target_name) DO UPDATE SET runs = t.runs + excluded.runs, latency_sum = t.latency_sum + excluded.latency_sum`,
@@ -69,7 +72,7 @@ async function writeFunctions(queryRunner: QueryRunner, monthly: boolean): Promi
       `DELETE FROM eval_stats_counter WHERE name LIKE 'run:%'`,
       'DELETE FROM eval_stats_pass_rate_hourly',
       'DELETE FROM eval_stats_target_latency_daily',
-      ...(monthly ? ['DELETE FROM eval_stats_target_latency_monthly'] : []),
+      ...(monthly ? ['DELETE FROM eval_stats_target_latency_hourly', 'DELETE FROM eval_stats_target_latency_monthly'] : []),
     ]),
   );
   await queryRunner.query(`
@@ -79,7 +82,7 @@ async function writeFunctions(queryRunner: QueryRunner, monthly: boolean): Promi
       DELETE FROM eval_stats_counter;
       DELETE FROM eval_stats_pass_rate_hourly;
       DELETE FROM eval_stats_target_latency_daily;
-      ${monthly ? 'DELETE FROM eval_stats_target_latency_monthly;' : ''}
+      ${monthly ? 'DELETE FROM eval_stats_target_latency_hourly; DELETE FROM eval_stats_target_latency_monthly;' : ''}
       INSERT INTO eval_stats_counter (name, value) SELECT 'scenarios', count(*) FROM eval_scenario;
       INSERT INTO eval_stats_counter (name, value) SELECT 'targets', count(*) FROM eval_target;
       ${foldRunsSql(`SELECT 1 AS d, ${RUN_COLUMNS} FROM eval_run`, monthly).join(';\n      ')};
@@ -90,14 +93,17 @@ async function writeFunctions(queryRunner: QueryRunner, monthly: boolean): Promi
 /**
  * Issue 23 acceptance 1 (`GET /api/stats/dashboard` as fast at 1M runs as at 10k): the slowest targets over a window
  * read the daily target latency rollup for every day of the window, so a year's window read days x active targets
- * rows (1M runs over 200 targets: 73,000 rows; 10k runs: 6,000), growing with the runs until every target runs every
- * day. `eval_stats_target_latency_monthly` holds the same sums per UTC calendar month of `finished_at`: the window
- * reads whole months from it and only the days before its first whole month from the daily rollup (at most 30 days).
- * Kept by the same triggers, in the same transaction as the run writes (the functions of 1795600300000 are replaced
- * with versions that also fold the months); the backfill sums the daily rollup, which holds exactly the same runs.
+ * rows (1M runs over 200 targets: 73,000 rows; 10k runs: 6,000), and every run of the window's first partial day
+ * (1M runs over a year: up to 2,700, each a heap row and its summary). Two more rollups hold the same sums:
+ * `eval_stats_target_latency_monthly` per UTC calendar month of `finished_at`, `eval_stats_target_latency_hourly` per
+ * UTC hour. The window reads whole months from the monthly one, the days before its first whole month from the daily
+ * one (at most 30), the hours before its first whole day from the hourly one (at most 23), and only the runs of its
+ * first partial hour. Kept by the same triggers, in the same transaction as the run writes (the functions of
+ * 1795600300000 are replaced with versions that also fold months and hours); the backfill sums the daily rollup (the
+ * months) and the completed runs (the hours).
  */
-export class EvaluationTargetLatencyMonthly1795600751000 implements MigrationInterface {
-  name = 'EvaluationTargetLatencyMonthly1795600751000';
+export class EvaluationTargetLatencyRollups1795600751000 implements MigrationInterface {
+  name = 'EvaluationTargetLatencyRollups1795600751000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
@@ -109,17 +115,33 @@ export class EvaluationTargetLatencyMonthly1795600751000 implements MigrationInt
         latency_sum numeric NOT NULL,
         PRIMARY KEY (month, target_id, target_name)
       )`);
-    // Writers wait while the backfill reads the daily rollup (the triggers write both tables from here on).
+    await queryRunner.query(`
+      CREATE TABLE eval_stats_target_latency_hourly (
+        hour timestamp NOT NULL,
+        target_id uuid NOT NULL,
+        target_name varchar(200) NOT NULL,
+        runs bigint NOT NULL,
+        latency_sum numeric NOT NULL,
+        PRIMARY KEY (hour, target_id, target_name)
+      )`);
+    // Writers wait while the backfill reads the runs and the daily rollup (the triggers write the new tables from here on).
     await queryRunner.query(`LOCK TABLE eval_run IN SHARE MODE`);
     await writeFunctions(queryRunner, true);
     await queryRunner.query(`
       INSERT INTO eval_stats_target_latency_monthly (month, target_id, target_name, runs, latency_sum)
       SELECT date_trunc('month', day)::date, target_id, target_name, sum(runs), sum(latency_sum)
         FROM eval_stats_target_latency_daily GROUP BY 1, 2, 3 HAVING sum(runs) <> 0 OR sum(latency_sum) <> 0`);
+    await queryRunner.query(`
+      INSERT INTO eval_stats_target_latency_hourly (hour, target_id, target_name, runs, latency_sum)
+      SELECT hour, target_id, target_name, count(*), sum(latency)
+        FROM (SELECT date_trunc('hour', finished_at AT TIME ZONE 'UTC') AS hour, target_id, target_name, eval_stats_number(summary, 'latency_p95_ms') AS latency
+                FROM eval_run WHERE status = 'completed' AND finished_at IS NOT NULL AND target_id IS NOT NULL) runs
+       WHERE latency IS NOT NULL GROUP BY 1, 2, 3`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await writeFunctions(queryRunner, false);
+    await queryRunner.query(`DROP TABLE eval_stats_target_latency_hourly`);
     await queryRunner.query(`DROP TABLE eval_stats_target_latency_monthly`);
   }
 }
