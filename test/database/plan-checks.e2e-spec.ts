@@ -1,25 +1,17 @@
 import request from 'supertest';
 import { type DataSource } from 'typeorm';
-import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { ExternalContactEntity } from '../../src/chat/contacts/external-contact.entity';
 import { ContactWayEntity } from '../../src/chat/contact-ways/contact-way.entity';
 import { scopedContainsAny, scopedTermIsCommon, searchMatch, searchTermIsCommon } from '../../src/database/like-contains';
 import { GroupRoomEntity } from '../../src/chat/group-rooms/group-room.entity';
 import { DeploymentsService } from '../../src/deploy/deployments/deployments.service';
 import { RunsService } from '../../src/evaluation/runs/runs.service';
+import { captureStatements, nodesOf, planOf as planWith, type CapturedStatement, type PlanNode } from '../support/query-plans';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { builtInToken, newClient, newTenant } from '../chat/support/chat-test-app';
 import { dataSourceOf, newCorp, newStaffUser, type TestCorp } from '../chat/support/way-factories';
 
 type Json = Record<string, any>;
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  Plans?: PlanNode[];
-}
-
 /**
  * Plan checks of the hot lists and searches (issue 23, acceptance 3): a small seed, the app's own statements (caught as
  * the ListPager runs them), `EXPLAIN` with `enable_seqscan` and `enable_sort` off, and the assertion that an index
@@ -33,27 +25,12 @@ describe('plan checks: an index serves every hot list and search', () => {
   let dataSource: DataSource;
   let token: string;
   let acme: TestCorp;
-  let captured: Array<[string, unknown[]]> = [];
+  let captured: CapturedStatement[] = [];
   const api = (path: string) => request(testApp.baseUrl).get(path).auth(token, { type: 'bearer' });
   const staffList = (query: string) => api(`/api/acme/console/workChat/zhangsan/contact/external?${query}`).expect(200);
 
   /** The plan of `sql` with sequential scans and sorts switched off (a rolled-back transaction). */
-  const planOf = async (sql: string, parameters: unknown[], setup: string[] = []): Promise<PlanNode> => {
-    const runner = dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.startTransaction();
-      for (const statement of setup) await runner.query(statement);
-      await runner.query('SET LOCAL enable_seqscan = off');
-      await runner.query('SET LOCAL enable_sort = off');
-      const [row] = (await runner.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters)) as Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>;
-      return row['QUERY PLAN'][0].Plan;
-    } finally {
-      await runner.rollbackTransaction().catch(() => undefined);
-      await runner.release();
-    }
-  };
-  const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+  const planOf = (sql: string, parameters: unknown[], setup: string[] = []) => planWith(dataSource, sql, parameters, setup);
   /** Throws unless an index serves `table`'s filter and the ORDER BY (no Seq Scan of it, no Sort). */
   const assertIndexed = (plan: PlanNode, table: string) => {
     const nodes = nodesOf(plan);
@@ -143,12 +120,7 @@ describe('plan checks: an index serves every hot list and search', () => {
     );
     await dataSource.query('ANALYZE chat_group_room');
     await dataSource.query('ANALYZE chat_group_member');
-    // Every statement the app sends, as PostgreSQL receives it (whether the pager runs a query builder or its own SQL).
-    const original = PostgresQueryRunner.prototype.query;
-    jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(function (this: PostgresQueryRunner, sql: string, parameters?: any[] | Record<string, unknown>, structured?: boolean) {
-      if (/^\s*SELECT/i.test(sql)) captured.push([sql, Array.isArray(parameters) ? parameters : []]);
-      return original.call(this, sql, parameters, structured);
-    });
+    captured = captureStatements((sql) => /^\s*SELECT/i.test(sql));
   });
 
   afterAll(async () => {
@@ -157,7 +129,7 @@ describe('plan checks: an index serves every hot list and search', () => {
   });
 
   beforeEach(() => {
-    captured = [];
+    captured.length = 0;
   });
 
   const STAFF_SORTS = ['createdAt', 'updatedAt', 'addedAt', 'stateAt', 'name', 'lastMessageAt'];
@@ -272,7 +244,7 @@ describe('plan checks: an index serves every hot list and search', () => {
   };
   /** The statements (page, and count where it runs apart) the group room list ran for `keyword`, each with its plan's setup: the btrees but the chat id's dropped. */
   const roomSearch = async (keyword: string): Promise<Array<[string, unknown[]]>> => {
-    captured = [];
+    captured.length = 0;
     const response = await api(`/api/acme/console/workChat/zhangsan/contact/room?keyword=${encodeURIComponent(keyword)}&size=20`).expect(200);
     expect(response.body.totalElements).toBeGreaterThanOrEqual(0);
     const statements = captured.filter(([sql]) => sql.includes('"chat_group_room"'));

@@ -1,16 +1,9 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { newAgent } from '../support/deploy-factories';
+import { captureStatements, nodesOf, planOf, type CapturedStatement } from '../support/query-plans';
 import { startTestApp, TEST_OWNER_TOKEN, TestApp } from '../support/test-app';
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
 
 let unique = 0;
 /** A fresh namespace name. */
@@ -26,7 +19,7 @@ const fresh = (kind: string) => `${kind}-${++unique}-${Math.random().toString(36
 describe('namespace live token counts (issue 23)', () => {
   let testApp: TestApp;
   let dataSource: DataSource;
-  let captured: Array<[string, unknown[]]> = [];
+  let captured: CapturedStatement[] = [];
   const base = () => testApp.baseUrl;
   const owner = (test: request.Test) => test.set('Authorization', `Bearer ${TEST_OWNER_TOKEN}`);
   /** `liveTokens` of `namespace` as the list shows it. */
@@ -53,11 +46,7 @@ describe('namespace live token counts (issue 23)', () => {
   beforeAll(async () => {
     testApp = await startTestApp();
     dataSource = testApp.app.get<DataSource>(getDataSourceToken());
-    const original = PostgresQueryRunner.prototype.query;
-    jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(function (this: PostgresQueryRunner, sql: string, parameters?: any[] | Record<string, unknown>, structured?: boolean) {
-      captured.push([sql, Array.isArray(parameters) ? parameters : []]);
-      return original.call(this, sql, parameters, structured);
-    });
+    captured = captureStatements();
   });
   afterAll(async () => {
     jest.restoreAllMocks();
@@ -135,27 +124,14 @@ describe('namespace live token counts (issue 23)', () => {
     await dataSource.query('ANALYZE deploy_agent_token');
     await dataSource.query('ANALYZE deploy_namespace');
     for (const sort of ['createdAt,desc', 'createdAt,asc', 'name,asc', 'name,desc']) {
-      captured = [];
+      captured.length = 0;
       await owner(request(base()).get('/api/admin/namespaces').query({ size: 20, sort })).expect(200);
       expect(captured.filter(([sql]) => /deploy_agent_token/.test(sql))).toEqual([]);
       const list = captured.find(([sql]) => /"deploy_namespace"/.test(sql) && /ORDER BY/.test(sql) && /LIMIT/.test(sql));
       expect(list).toBeDefined();
-      const runner = dataSource.createQueryRunner();
-      await runner.connect();
-      try {
-        await runner.startTransaction();
-        await runner.query('SET LOCAL enable_seqscan = off');
-        await runner.query('SET LOCAL enable_sort = off');
-        const [row] = (await runner.query(`EXPLAIN (FORMAT JSON) ${list![0]}`, list![1])) as Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>;
-        const nodes = (function walk(node: PlanNode): PlanNode[] {
-          return [node, ...(node.Plans ?? []).flatMap(walk)];
-        })(row['QUERY PLAN'][0].Plan);
-        expect(nodes.filter((node) => node['Node Type'] === 'Seq Scan' || /Sort/.test(node['Node Type']))).toEqual([]);
-        expect(nodes.filter((node) => node['Relation Name'] === 'deploy_agent_token')).toEqual([]);
-      } finally {
-        await runner.rollbackTransaction();
-        await runner.release();
-      }
+      const nodes = nodesOf(await planOf(dataSource, list![0], list![1]));
+      expect(nodes.filter((node) => node['Node Type'] === 'Seq Scan' || /Sort/.test(node['Node Type']))).toEqual([]);
+      expect(nodes.filter((node) => node['Relation Name'] === 'deploy_agent_token')).toEqual([]);
     }
   });
 

@@ -1,0 +1,55 @@
+import type { DataSource } from 'typeorm';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+
+/** One node of `EXPLAIN (FORMAT JSON)`, with the fields plan checks read. */
+export interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
+
+/** A statement the app sent, with its positional parameters. */
+export type CapturedStatement = [sql: string, parameters: unknown[]];
+
+/**
+ * Records every statement the app sends, as PostgreSQL receives it (whether a query builder or raw SQL made it), for
+ * plan checks of the app's own SQL (issue 23, acceptance 3). Spies on TypeORM's PostgresQueryRunner.query, so call
+ * it once the app is up, and `jest.restoreAllMocks()` after the suite.
+ * @param keep which statements to record (default all)
+ * @returns the recording array; empty it with `length = 0` between requests
+ */
+export function captureStatements(keep: (sql: string) => boolean = () => true): CapturedStatement[] {
+  const captured: CapturedStatement[] = [];
+  const original = PostgresQueryRunner.prototype.query;
+  jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(function (this: PostgresQueryRunner, sql: string, parameters?: any[] | Record<string, unknown>, structured?: boolean) {
+    if (keep(sql)) captured.push([sql, Array.isArray(parameters) ? parameters : []]);
+    return original.call(this, sql, parameters, structured);
+  });
+  return captured;
+}
+
+/**
+ * The plan of `sql` with sequential scans and sorts switched off, in a transaction that is rolled back (so `setup`
+ * may drop an index to show a check failing).
+ * @param setup statements run first in the same transaction
+ */
+export async function planOf(dataSource: DataSource, sql: string, parameters: unknown[], setup: string[] = []): Promise<PlanNode> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.startTransaction();
+    for (const statement of setup) await runner.query(statement);
+    await runner.query('SET LOCAL enable_seqscan = off');
+    await runner.query('SET LOCAL enable_sort = off');
+    const [row] = (await runner.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters)) as Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>;
+    return row['QUERY PLAN'][0].Plan;
+  } finally {
+    await runner.rollbackTransaction().catch(() => undefined);
+    await runner.release();
+  }
+}
+
+/** `node` and every node under it. */
+export const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
