@@ -43,9 +43,9 @@ export const DASHBOARD_PASS_RATE_TREND_SQL = `
 /**
  * Targets by mean `summary.latency_p95_ms` (rounded to an integer, ms) of their completed runs since $1, slowest
  * first, at most $2; ties by target id. `target_name` is the greatest name the target's counted runs carry. The window
- * is read in three parts, each bounded whatever the number of runs:
- * - whole UTC calendar months from the window's first whole month on, from the monthly rollup (the monthly and hourly
- *   rollups: migration 1795600751000): months x targets active in them;
+ * is read in four parts, each bounded whatever the number of runs:
+ * - whole UTC calendar months from the window's first whole month on, from the monthly rollup (migration
+ *   1795600751000, with the hourly one): months x targets active in them;
  * - the whole UTC days before that month, from the daily rollup: at most 30 days x targets active in them;
  * - the whole UTC hours before that day, from the hourly rollup: at most 23 hours x targets active in them;
  * - the window's first partial hour, from the index on completed runs' UTC finish time: the runs finished in it.
