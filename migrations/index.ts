@@ -43,6 +43,7 @@ import { GroupRoomScopedSearch1795600720000 } from './1795600720000-GroupRoomSco
 import { IdSortIndexes1795600730000 } from './1795600730000-IdSortIndexes';
 import { DeployNamespaceLiveTokens1795600740000 } from './1795600740000-DeployNamespaceLiveTokens';
 import { EvaluationTargetLatencyRollups1795600751000 } from './1795600751000-EvaluationTargetLatencyRollups';
+import { GroupRoomAccess1795600760000 } from './1795600760000-GroupRoomAccess';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -91,4 +92,5 @@ export const ALL_MIGRATIONS = [
   IdSortIndexes1795600730000,
   DeployNamespaceLiveTokens1795600740000,
   EvaluationTargetLatencyRollups1795600751000,
+  GroupRoomAccess1795600760000,
 ];

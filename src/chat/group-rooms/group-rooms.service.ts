@@ -11,6 +11,7 @@ import type { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { CHAT_PLATFORM, type ChatPlatform, type PlatformGroupChat } from '../platform';
 import { GroupMemberEntity } from './group-member.entity';
 import { diffGroupMembers } from './group-members.rules';
+import { GroupRoomAccessEntity } from './group-room-access.entity';
 import { GroupRoomEntity } from './group-room.entity';
 import { DedupQuery, DedupResultDto, GROUP_ROOM_SORT_FIELDS, GroupRoomDetailDto, GroupRoomDto, GroupRoomPageQuery, toGroupRoomDetailDto, toGroupRoomDto } from './group-rooms.dto';
 import { likeContains, scopeEqualities, searchMatch, type ListSearch } from '../../database/like-contains';
@@ -30,16 +31,27 @@ export class GroupRoomsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Rooms the staff user owns or is a staff member of, newest first. */
+  /**
+   * Rooms the staff user owns or is a staff member of, newest first (issue 23 acceptance 1). Without a keyword, or with
+   * one common among the rooms they own, a page walks the staff member's rows of `chat_group_room_access` (migration
+   * 1795600760000), which carry the rooms' sort keys, in the page's order (`(tenant, staff member, key, room id)`), and
+   * reads the rooms by primary key: its cost grows neither with the tenant's rooms nor with the staff member's. A rare
+   * keyword reads its candidates (the rooms they own through the scoped grams index, the rooms they are a member of
+   * by id, the chat id), keeps the staff member's and sorts them. Both orders are the rooms' own (the access keys are
+   * copies kept in the writer's transaction), the room id last.
+   */
   async listForStaff(tenantId: string, workChatUserId: string, query: GroupRoomPageQuery): Promise<Page<GroupRoomDto>> {
-    const order = toOrder(query.sort, GROUP_ROOM_SORT_FIELDS, { createdAt: 'DESC' });
-    // A keyword rare among the rooms the staff member owns is found through the tenant-and-owner scoped grams index,
-    // with the rooms they are a member of by id (the tenant is then a plain filter: scopeEqualities); a common one by
-    // walking the tenant's sort index with the ILIKE (a page is found early).
+    const order = Object.entries(toOrder(query.sort, GROUP_ROOM_SORT_FIELDS, { createdAt: 'DESC' }));
     const search = groupRoomSearch(tenantId, workChatUserId);
     const commonKeyword = query.keyword ? await this.pager.isCommonTerm(this.dataSource, search, query.keyword) : true;
-    const builder = this.dataSource.getRepository(GroupRoomEntity).createQueryBuilder('room').where(scopeEqualities([['room.tenant_id', 'tenantId']], commonKeyword), { tenantId });
-    builder.andWhere(staffHasRoom('room'), { workChatUserId });
+    const builder = this.dataSource.getRepository(GroupRoomEntity).createQueryBuilder('room');
+    if (commonKeyword) {
+      builder
+        .innerJoin(GroupRoomAccessEntity, 'access', 'access.group_room_id = room.id')
+        .where('access.tenant_id = :tenantId AND access.work_chat_user_id = :workChatUserId AND room.tenant_id = :tenantId', { tenantId, workChatUserId });
+    } else {
+      builder.where(scopeEqualities([['room.tenant_id', 'tenantId']], false), { tenantId }).andWhere(staffHasRoom('room'), { workChatUserId });
+    }
     if (query.corpId) builder.andWhere('room.corp_id = :corpId', { corpId: query.corpId });
     if (query.aiEnabled !== undefined) builder.andWhere('room.ai_enabled = :aiEnabled', { aiEnabled: query.aiEnabled });
     if (query.keyword) {
@@ -48,7 +60,10 @@ export class GroupRoomsService {
       const orElse: [string, Record<string, unknown>] = ['(room.tenant_id = :tenantId AND room.chat_id = :keyword)', { keyword: query.keyword }];
       builder.andWhere(...searchMatch(search, 'pattern', query.keyword, { common: commonKeyword, orElse, candidates: [memberRoomIds('room'), {}] }));
     }
-    for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`room.${property}`, direction);
+    const sortAlias = commonKeyword ? 'access' : 'room';
+    for (const [property, direction] of order) builder.addOrderBy(`${sortAlias}.${property}`, direction);
+    // The access index ends with the room id: named as the tie-breaker, a cursor's seek stays inside that index.
+    if (commonKeyword) builder.addOrderBy('access.groupRoomId', order[0]?.[1] ?? 'DESC');
     const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword) });
     return toPage(rows.map(toGroupRoomDto), slice, query);
   }

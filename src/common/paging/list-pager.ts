@@ -261,17 +261,22 @@ export class ListPager {
    *   filters are given and the sort: then the builder's SQL is not rendered per request once its plan is kept (a hot
    *   list's cost, issue 14). Builders given the same shape must render the same SQL: the first
    *   {@link SHAPE_CHECKS} requests of each shape check it (so every test of a list does).
+   * @param kind.walk the builder filters by a search term its caller found common (more candidates than the search
+   *   cap: {@link import('../../database/like-contains').termIsCommon}), so the page walks the sort index: every page
+   *   reads its ids first (a statement of the id and the sort keys alone, whose filter the sort index can check on its
+   *   own tuples when it includes the searched column) and then only those rows, and the total is the planner's
+   *   estimate (at least cap + 1), never counted
    * @throws BadRequestException (400) a cursor that is malformed, altered, or made by another list/tenant/filter/sort
    * @throws Error one shape named for two different statements (a programming error)
    */
-  async page<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, kind: { search?: boolean; shape?: string } = {}): Promise<ListSlice<T>> {
+  async page<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, kind: { search?: boolean; shape?: string; walk?: boolean } = {}): Promise<ListSlice<T>> {
     const cap = kind.search ? (this.options.searchExactCap ?? this.options.exactCap) : this.options.exactCap;
     const plan = this.planOf(builder, cap, kind.shape);
-    return plan ? this.pageByPlan(plan, builder, request, cap) : this.pageByBuilder(builder, request, cap);
+    return plan ? this.pageByPlan(plan, builder, request, cap, kind.walk === true) : this.pageByBuilder(builder, request, cap, kind.walk === true);
   }
 
   /** {@link page} through a kept plan: one SQL rendering, one statement (two for a cursor past a NULL boundary). */
-  private async pageByPlan<T extends ObjectLiteral>(plan: ListPlan, builder: SelectQueryBuilder<T>, request: PageRequest, cap: number): Promise<ListSlice<T>> {
+  private async pageByPlan<T extends ObjectLiteral>(plan: ListPlan, builder: SelectQueryBuilder<T>, request: PageRequest, cap: number, walk: boolean): Promise<ListSlice<T>> {
     const connection = builder.connection;
     const driver = connection.driver;
     const parameters = builder.getParameters();
@@ -282,18 +287,18 @@ export class ListPager {
 
     // The count of one filter is one entry whatever the sort, page or cursor (the count statement has no ORDER BY).
     const countKey = `${plan.countSql}\u0000${JSON.stringify(listParameters)}`;
-    const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey);
+    const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey) ?? (walk ? this.estimated(countKey, connection, () => driver.escapeQueryWithParameters(plan.countSql, parameters), cap) : undefined);
     const withCount = known === undefined;
 
     let statements: PlannedStatement[];
     if (cursor) {
       const phases = keysetPhases(plan.keys, cursor.k);
       Object.assign(parameters, phases[0].parameters);
-      statements = phases.map((phase, index) => this.plannedStatement(plan, 'phase', withCount && index === 0, cap, phase.where));
+      statements = phases.map((phase, index) => this.plannedStatement(plan, walk ? 'farPhase' : 'phase', withCount && index === 0, cap, phase.where));
     } else {
       const offset = pageNumber * request.size;
       parameters[OFFSET_PARAMETER] = offset;
-      statements = [this.plannedStatement(plan, offset >= DEFERRED_ROWS_MIN_OFFSET ? 'far' : offset > 0 ? 'near' : 'first', withCount, cap)];
+      statements = [this.plannedStatement(plan, walk || offset >= DEFERRED_ROWS_MIN_OFFSET ? 'far' : offset > 0 ? 'near' : 'first', withCount, cap)];
     }
     let counted: number | undefined;
     const rows: T[] = [];
@@ -321,7 +326,7 @@ export class ListPager {
   }
 
   /** {@link page} by building every statement with the query builder (shapes the plan does not cover). */
-  private async pageByBuilder<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, cap: number): Promise<ListSlice<T>> {
+  private async pageByBuilder<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, cap: number, walk: boolean): Promise<ListSlice<T>> {
     const ordered = builder.clone();
     const keys = orderKeysOf(ordered);
     const [listSql, listParameters] = ordered.getQueryAndParameters();
@@ -331,12 +336,15 @@ export class ListPager {
 
     const countBuilder = countBuilderOf(ordered);
     const countKey = `${countBuilder.getQuery()}\u0000${JSON.stringify(listParameters)}`;
-    const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey);
+    const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey) ?? (walk ? this.estimated(countKey, ordered.connection, () => countBuilder.getQueryAndParameters(), cap) : undefined);
     const cappedCount = cappedCountOf(countBuilder, cap);
 
     const statements = cursor
-      ? keysetPhases(keys, cursor.k).map((phase) => ordered.clone().andWhere(`(${phase.where})`, phase.parameters))
-      : [offsetStatement(ordered, pageNumber * request.size, request.size + 1)];
+      ? keysetPhases(keys, cursor.k).map((phase) => {
+          const statement = ordered.clone().andWhere(`(${phase.where})`, phase.parameters);
+          return walk ? deferredStatement(statement, ` LIMIT ${request.size + 1}`) : statement;
+        })
+      : [offsetStatement(ordered, pageNumber * request.size, request.size + 1, walk)];
     let counted: number | undefined;
     const rows: T[] = [];
     const rowKeys: Array<Array<string | null>> = [];
@@ -426,6 +434,21 @@ export class ListPager {
     }
   }
 
+  /** A total known to pass the cap (a walked search): the planner's estimate, at least cap + 1, kept like a counted one. */
+  private estimated(countKey: string, connection: DataSource, countStatement: () => [string, unknown[]], cap: number): Promise<KnownTotal> {
+    const estimating = (async (): Promise<KnownTotal> => {
+      const [countSql, countParameters] = countStatement();
+      return { total: Math.max(cap + 1, await estimate(connection, countSql, countParameters)), exact: false };
+    })();
+    this.countsInFlight.set(countKey, estimating);
+    return estimating
+      .then((result) => {
+        this.totals?.set(countKey, result);
+        return result;
+      })
+      .finally(() => this.countsInFlight.delete(countKey));
+  }
+
   /**
    * The kept plan of the builder's shape, made on first sight; undefined when plans are off or the builder is one
    * the plan does not cover (then every statement is built per request, as TypeORM's own execution would).
@@ -477,7 +500,7 @@ export class ListPager {
    * (offset below {@link DEFERRED_ROWS_MIN_OFFSET}), `far` (ids first), or `phase` (a cursor's keyset condition
    * `where`); with the count column or without it.
    */
-  private plannedStatement(plan: ListPlan, kind: 'first' | 'near' | 'far' | 'phase', withCount: boolean, cap: number, where = ''): PlannedStatement {
+  private plannedStatement(plan: ListPlan, kind: 'first' | 'near' | 'far' | 'phase' | 'farPhase', withCount: boolean, cap: number, where = ''): PlannedStatement {
     // Variants are few per shape: the offset kinds, and the cursor conditions by which of the cursor's values are NULL.
     const variant = `${kind}\u0000${withCount}\u0000${where}`;
     const known = plan.statements.get(variant);
@@ -490,6 +513,9 @@ export class ListPager {
       tail = '';
     } else if (kind === 'phase') {
       statement = ordered.clone().andWhere(`(${where})`);
+    } else if (kind === 'farPhase') {
+      statement = deferredStatement(ordered.clone().andWhere(`(${where})`), ` LIMIT :${LIMIT_PARAMETER}`);
+      tail = '';
     } else {
       statement = ordered.clone();
       if (kind === 'near') tail += ` OFFSET :${OFFSET_PARAMETER}`;
@@ -550,25 +576,23 @@ async function estimate(connection: DataSource, countSql: string, parameters: un
 
 /**
  * The statement of an offset page. Near pages: the builder with OFFSET/LIMIT. Far pages (offset >=
- * {@link DEFERRED_ROWS_MIN_OFFSET}): the rows whose id is among the page's ids, read first by the subquery alone.
+ * {@link DEFERRED_ROWS_MIN_OFFSET}, or every page with `idsFirst`): the rows whose id is among the page's ids, read
+ * first by the subquery alone.
  */
-function offsetStatement<T extends ObjectLiteral>(ordered: SelectQueryBuilder<T>, offset: number, limit: number): SelectQueryBuilder<T> {
-  if (offset < DEFERRED_ROWS_MIN_OFFSET) return ordered.clone().offset(offset).limit(limit);
+function offsetStatement<T extends ObjectLiteral>(ordered: SelectQueryBuilder<T>, offset: number, limit: number, idsFirst = false): SelectQueryBuilder<T> {
+  if (offset < DEFERRED_ROWS_MIN_OFFSET && !idsFirst) return ordered.clone().offset(offset).limit(limit);
   return deferredStatement(ordered, ` LIMIT ${limit} OFFSET ${offset}`);
 }
 
-/** The rows whose id is among the ids the ordered list's statement with `limitOffset` (SQL text) reads first. */
+/**
+ * The rows whose id is among the ids the ordered list's statement with `limitOffset` (SQL text) reads first. The
+ * builder's joins stay (its order may be a joined table's columns); only its filters are replaced by the ids.
+ */
 function deferredStatement<T extends ObjectLiteral>(ordered: SelectQueryBuilder<T>, limitOffset: string): SelectQueryBuilder<T> {
-  const alias = ordered.alias;
   const primary = primaryOf(ordered);
-  const column = `${ordered.escape(alias)}.${ordered.escape(primary.databaseName)}`;
+  const column = `${ordered.escape(ordered.alias)}.${ordered.escape(primary.databaseName)}`;
   const ids = `${ordered.clone().select(column).getQuery()}${limitOffset}`;
-  return ordered.connection
-    .getRepository<T>(ordered.expressionMap.mainAlias!.target)
-    .createQueryBuilder(alias)
-    .where(`${column} IN (${ids})`)
-    .orderBy(ordered.expressionMap.orderBys)
-    .setParameters(ordered.getParameters());
+  return ordered.clone().where(`${column} IN (${ids})`);
 }
 
 /** The main alias's single primary column (every paged entity has one). */
