@@ -44,6 +44,7 @@ import { IdSortIndexes1795600730000 } from './1795600730000-IdSortIndexes';
 import { DeployNamespaceLiveTokens1795600740000 } from './1795600740000-DeployNamespaceLiveTokens';
 import { EvaluationTargetLatencyRollups1795600751000 } from './1795600751000-EvaluationTargetLatencyRollups';
 import { GroupRoomAccess1795600760000 } from './1795600760000-GroupRoomAccess';
+import { ScenarioSortIndexesHoldName1795600770000 } from './1795600770000-ScenarioSortIndexesHoldName';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -93,4 +94,5 @@ export const ALL_MIGRATIONS = [
   DeployNamespaceLiveTokens1795600740000,
   EvaluationTargetLatencyRollups1795600751000,
   GroupRoomAccess1795600760000,
+  ScenarioSortIndexesHoldName1795600770000,
 ];

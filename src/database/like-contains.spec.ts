@@ -1,4 +1,4 @@
-import { containsMatch, gramsMatch, likeContains, scopedContainsAny, scopedContainsMatch, scopedTermIsCommon, scopeEqualities, searchMatch, searchScope, searchScopeCondition, searchTermIsCommon, setTrigramSearch, termIsCommon, type ListSearch } from './like-contains';
+import { commonCandidates, containsMatch, gramsMatch, likeContains, scopedContainsAny, scopedContainsMatch, scopedTermIsCommon, scopeEqualities, searchMatch, searchScope, searchScopeCondition, searchTermIsCommon, setTrigramSearch, termIsCommon, type ListSearch } from './like-contains';
 
 describe('likeContains', () => {
   it('escapes LIKE wildcards and the escape character and wraps the text in %…%', () => {
@@ -119,25 +119,36 @@ describe('scopeEqualities', () => {
 });
 
 describe('termIsCommon / containsMatch common (a search without a scope)', () => {
-  it('common past commonRows and 5 % of the table; counts the candidates of the term\'s own search index once', async () => {
+  it('common past commonRows and the walk\'s break-even (√(21 × rows / 6)); counts the candidates of the term\'s own search index once', async () => {
     const sent: Array<[string, unknown[] | undefined]> = [];
-    const answers: Record<string, { candidates: number; rows: number }> = { 王: { candidates: 50_000, rows: 1_000_000 }, 王伟明: { candidates: 2_500, rows: 1_000_000 }, 'Quinn%': { candidates: 3, rows: 1_000_000 }, e: { candidates: 900, rows: 1_000 } };
+    const answers: Record<string, { candidates: number; rows: number }> = {
+      王: { candidates: 50_000, rows: 1_000_000 },
+      王伟明: { candidates: 2_500, rows: 1_000_000 },
+      Quinn: { candidates: 1_000, rows: 1_000_000 },
+      'Quinn%': { candidates: 3, rows: 1_000_000 },
+      e: { candidates: 900, rows: 1_000 },
+    };
     const run = async (sql: string, parameters?: unknown[]) => {
       sent.push([sql, parameters]);
       const term = String(parameters?.[0]).replace(/^%|%$/g, '').replace(/\\%/g, '%');
       return [answers[term]];
     };
     const options = { commonRows: 1_000 };
+    expect(commonCandidates(1_000_000, 1_000)).toBe(1_871);
+    expect(commonCandidates(10_000, 1_000)).toBe(1_000);
+    expect(commonCandidates(100_000_000, 1_000)).toBe(18_709);
     expect(await termIsCommon(run, 'eval_scenario', 'name', '王', options)).toBe(true);
-    // 2,500 matches of a million rows: rare (the walk would read 400,000 rows to count 1,001 of them).
-    expect(await termIsCommon(run, 'eval_scenario', 'name', '王伟明', options)).toBe(false);
+    // 2,500 matches of a million rows: past the break-even (1,871), a walk finds a page after ~8,400 index tuples.
+    expect(await termIsCommon(run, 'eval_scenario', 'name', '王伟明', options)).toBe(true);
+    // 1,000: under it, the search index reads them.
+    expect(await termIsCommon(run, 'eval_scenario', 'name', 'Quinn', options)).toBe(false);
     expect(await termIsCommon(run, 'eval_scenario', 'name', 'Quinn%', options)).toBe(false);
     // 900 of 1,000 rows: within the cap, the search index reads them all.
     expect(await termIsCommon(run, 'eval_scenario', 'name', 'e', options)).toBe(false);
     expect(await termIsCommon(run, 'eval_scenario', 'name', '王', options)).toBe(true);
-    expect(sent).toHaveLength(4);
+    expect(sent).toHaveLength(5);
     expect(sent[0][0]).toContain('WHERE atrium_grams(name) @> atrium_term_grams($1)');
-    expect(sent[0][0]).toContain("LIMIT (SELECT greatest(1001, ceil(reltuples * 0.05))::bigint FROM pg_class WHERE oid = 'eval_scenario'::regclass)");
+    expect(sent[0][0]).toContain("LIMIT (SELECT greatest(1000, ceil(sqrt(21 * greatest(reltuples, 0) / 6))) + 1 FROM pg_class WHERE oid = 'eval_scenario'::regclass)::bigint");
     expect(sent[1]).toEqual([expect.stringContaining("WHERE name ILIKE $1 ESCAPE '\\'"), ['%王伟明%']]);
   });
 
@@ -188,7 +199,7 @@ describe('ListSearch: one description of a list\'s search for its statement and 
     const sent: string[] = [];
     const run = async (sql: string) => {
       sent.push(sql);
-      return [{ candidates: 2, rows: 10 }];
+      return [{ candidates: 7, rows: 10 }];
     };
     expect(await searchTermIsCommon(run, staff, 'ListSearch-term', 1)).toBe(true);
     expect(sent[0]).toContain("FROM chat_external_contact WHERE atrium_scoped_grams(tenant_id || '/' || work_chat_user_id, name)");

@@ -196,17 +196,36 @@ export function scopeEqualities(equalities: ReadonlyArray<[column: string, param
   return equalities.map(([column, parameter]) => (indexable ? `${column} = :${parameter}` : `(${column} || '') = :${parameter}`)).join(' AND ');
 }
 
-/** Share of a table's rows a term must match, past the search cap, to be common in a search without a scope. */
-export const COMMON_TERM_SHARE = 0.05;
+/**
+ * How many index tuples a walk of a list's covering sort index reads in the time a search index's candidate costs
+ * (a heap row fetched and checked): measured on the data-scale seed (issue 23), 7,600 tuples in 3 ms against 2,500
+ * candidates in 6 ms.
+ */
+export const WALKED_TUPLES_PER_CANDIDATE = 6;
+
+/** Rows a page 0 of the default size needs (20 and the look-ahead row): what a walk must find. */
+const WALKED_PAGE_ROWS = 21;
+
+/**
+ * The candidates past which a term of a search without a scope is common ({@link termIsCommon}) in a table of `rows`:
+ * a walk of the sort index finds a page of a term matching `m` rows after about `21 × rows / m` tuples, the search
+ * index reads all `m`; the two cost the same at `m = √(21 × rows / WALKED_TUPLES_PER_CANDIDATE)` (1,871 of a million
+ * rows), and never less than the search cap, below which the total is counted exactly. Either way a page costs at
+ * most about that many rows: it grows as the square root of the table, not with it.
+ */
+export function commonCandidates(rows: number, commonRows: number): number {
+  return Math.max(Math.floor(commonRows), Math.ceil(Math.sqrt((WALKED_PAGE_ROWS * Math.max(rows, 0)) / WALKED_TUPLES_PER_CANDIDATE)));
+}
 
 /**
  * {@link scopedTermIsCommon} for a search without a scope ({@link containsMatch} on a whole table, e.g. the scenarios'
  * `q`), where a term's matches grow with the table: common when its candidates in its own search index (the
- * character/bigram GIN for 1–2 characters, the trigram GIN's ILIKE for 3+) are more than `commonRows` AND at least
- * {@link COMMON_TERM_SHARE} of the table's rows (pg_class.reltuples) — then the list walks its sort index with the ILIKE
- * alone and its capped count reads at most (commonRows + 1) / 5 % rows (the planner would read every candidate from
- * the trigram index: 0.4 s for 500,000); otherwise the search index finds the candidates (at most 5 % of the table).
- * Counted once per term (at most that many candidates), kept an hour.
+ * character/bigram GIN for 1–2 characters, the trigram GIN's ILIKE for 3+) are more than {@link commonCandidates} of
+ * the table's rows (pg_class.reltuples). A common term's page walks the sort index with the ILIKE alone, reading ids
+ * from an index that holds the searched column (the list asks the pager for `walk`), and is not counted; a rare one
+ * reads its candidates from the search index. Counted once per term (at most that many candidates), kept an hour.
+ * Known limit: a walk assumes the matches are spread over the sort order; sorted by the searched column itself they
+ * are not (a term's names sit together), and a page of a mid-frequency term sorted by name can read far more tuples.
  * @param table the searched table; `column` unqualified
  */
 export function termIsCommon(run: RunQuery, table: string, column: string, text: string, options: { commonRows: number }): Promise<boolean> {
@@ -220,19 +239,17 @@ export function termIsCommon(run: RunQuery, table: string, column: string, text:
     deciding = run(
       `SELECT count(*)::int AS candidates, (SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = '${table}'::regclass) AS rows
          FROM (SELECT 1 FROM ${table} WHERE ${condition}
-                LIMIT (SELECT greatest(${cap + 1}, ceil(reltuples * ${COMMON_TERM_SHARE}))::bigint FROM pg_class WHERE oid = '${table}'::regclass)) AS found`,
+                LIMIT (SELECT greatest(${cap}, ceil(sqrt(${WALKED_PAGE_ROWS} * greatest(reltuples, 0) / ${WALKED_TUPLES_PER_CANDIDATE}))) + 1 FROM pg_class WHERE oid = '${table}'::regclass)::bigint) AS found`,
       [parameter],
     ).then((result) => {
       const [row] = result as Array<{ candidates: number; rows: number }>;
-      const candidates = Number(row?.candidates ?? 0);
-      return candidates > cap && candidates >= Number(row?.rows ?? 0) * COMMON_TERM_SHARE;
+      return Number(row?.candidates ?? 0) > commonCandidates(Number(row?.rows ?? 0), cap);
     });
     commonTerms.set(key, deciding);
     deciding.catch(() => commonTerms.delete(key));
   }
   return deciding;
 }
-
 
 /** One scope column of a {@link ListSearch}: the table's column (unqualified), its parameter name in the list's statement, and this request's value. */
 export interface ScopeColumn {

@@ -2,7 +2,9 @@ import request from 'supertest';
 import { type DataSource } from 'typeorm';
 import { ExternalContactEntity } from '../../src/chat/contacts/external-contact.entity';
 import { ContactWayEntity } from '../../src/chat/contact-ways/contact-way.entity';
-import { scopedContainsAny, scopedTermIsCommon, searchMatch, searchTermIsCommon } from '../../src/database/like-contains';
+import { containsMatch, scopedContainsAny, scopedTermIsCommon, searchMatch, searchTermIsCommon } from '../../src/database/like-contains';
+import { ListPager } from '../../src/common/paging/list-pager';
+import { ScenarioEntity } from '../../src/evaluation/scenarios/scenario.entity';
 import { GroupRoomAccessEntity } from '../../src/chat/group-rooms/group-room-access.entity';
 import { GroupRoomEntity } from '../../src/chat/group-rooms/group-room.entity';
 import { DeploymentsService } from '../../src/deploy/deployments/deployments.service';
@@ -354,6 +356,44 @@ describe('plan checks: an index serves every hot list and search', () => {
     const index = 'ix_ls_chat_external_contact_tenant_id_work_chat_user_id_name_id';
     const plan = await planOf(sql, parameters, [`DROP INDEX ${index}`]);
     expect(() => assertIndexed(plan, 'chat_external_contact')).toThrow(/not served by an index/);
+  });
+
+  it('a scenario name term common among the scenarios walks a sort index holding the name: ids first, index-only, the same rows', async () => {
+    await dataSource.query(
+      `INSERT INTO eval_scenario (name, metadata, cases, model_bindings, llm_config, version, created_at, updated_at)
+       SELECT CASE WHEN i % 3 = 0 THEN '王伟明 ' || i ELSE 'Plan check ' || i END, '{}', '[]', '{}', '{}', 1 + i % 4, timestamptz '2026-01-01' + i * interval '1 minute', now()
+         FROM generate_series(1, 300) AS i`,
+    );
+    await dataSource.query('VACUUM ANALYZE eval_scenario');
+    const pager = testApp.app.get(ListPager);
+    const builder = (key: string) =>
+      dataSource
+        .getRepository(ScenarioEntity)
+        .createQueryBuilder('scenario')
+        .where(...containsMatch('scenario.name', 'q', '王伟', { common: true }))
+        .orderBy(`scenario.${key}`, 'DESC');
+    for (const [key, index] of [['createdAt', 'ix_ls_eval_scenario_created_at_id'], ['version', 'ix_ls_eval_scenario_version_id'], ['name', 'ix_ls_eval_scenario_name_id']]) {
+      captured.length = 0;
+      const walked = await pager.page(builder(key), { page: 0, size: 20 }, { search: true, walk: true });
+      const [sql, parameters] = captured.find(([statement]) => statement.includes('"eval_scenario"') && /IN \(SELECT/.test(statement)) ?? [];
+      expect(sql).toBeDefined();
+      const plain = await pager.page(builder(key), { page: 0, size: 20 }, { search: true });
+      expect(walked.rows).toHaveLength(20);
+      expect(walked.rows.map((row) => row.id)).toEqual(plain.rows.map((row) => row.id));
+      // Not counted: more than the cap match, the total is the planner's estimate.
+      expect(walked.totalExact).toBe(false);
+      const next = await pager.page(builder(key), { page: 0, size: 20, cursor: walked.nextCursor! }, { search: true, walk: true });
+      const plainNext = await pager.page(builder(key), { page: 1, size: 20 }, { search: true });
+      expect(next.rows.map((row) => row.id)).toEqual(plainNext.rows.map((row) => row.id));
+      const indexOnly = (plan: PlanNode) => nodesOf(plan).some((node) => node['Node Type'] === 'Index Only Scan' && node['Index Name'] === index);
+      const walkPlan = await planOf(sql!, parameters!);
+      if (!indexOnly(walkPlan)) throw new Error(`${key}: ${sql}\n${JSON.stringify(nodesOf(walkPlan).map((node) => [node['Node Type'], node['Index Name']]))}`);
+      if (key !== 'name') {
+        // Without the name in the index (as before migration 1795600770000) every walked tuple is a heap fetch.
+        const column = key === 'createdAt' ? 'created_at' : 'version';
+        expect(indexOnly(await planOf(sql!, parameters!, [`DROP INDEX ${index}`, `CREATE INDEX ${index} ON eval_scenario (${column}, id)`]))).toBe(false);
+      }
+    }
   });
 
   it('fails without the search index: a 2-character Chinese term with the scoped index dropped', async () => {

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import type { RuleDefinition } from '../rules/rule.types';
 
 /** One case of a scenario: a single message or a multi-turn conversation, with its rules. */
@@ -21,7 +21,6 @@ export interface ScenarioCase {
  * only when the syllabus (`cases`, `model_bindings`, `llm_config`) changes (rule 1).
  */
 @Entity({ name: 'eval_scenario' })
-@Index('ix_eval_scenario_created', ['createdAt'])
 export class ScenarioEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -54,13 +54,12 @@ export class ScenariosService {
       .createQueryBuilder('scenario')
       .select(['scenario.id', 'scenario.name', 'scenario.description', 'scenario.metadata', 'scenario.version', 'scenario.createdAt', 'scenario.updatedAt'])
       .addSelect('jsonb_array_length(scenario.cases)', 'case_count');
-    if (query.q) {
-      // A name common among the scenarios walks the sort index with the ILIKE alone; a rarer one takes the search index.
-      const common = await this.pager.isCommonTerm(this.dataSource, SCENARIO_SEARCH, query.q);
-      builder.where(...searchMatch(SCENARIO_SEARCH, 'q', query.q, { common }));
-    }
+    // A name common among the scenarios walks the sort index with the ILIKE alone, ids first (the sort indexes hold the
+    // name: migration 1795600770000), uncounted; a rarer one takes the search index.
+    const common = query.q ? await this.pager.isCommonTerm(this.dataSource, SCENARIO_SEARCH, query.q) : false;
+    if (query.q) builder.where(...searchMatch(SCENARIO_SEARCH, 'q', query.q, { common }));
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
-    const { rows, raws, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.q) });
+    const { rows, raws, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.q), walk: common });
     const content = rows.map((row, index) => ({
       id: row.id,
       name: row.name,
