@@ -16,7 +16,12 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   refreshed by `chat_group_room_access_refresh(ids)`, which locks them first (in id order), so two transactions
  *   changing one room's members settle on what the later one sees;
  * - rooms deleted or truncated, members truncated: their rows go.
- * The tenant's own sort indexes of the rooms (1795600200000) served only this list and are dropped.
+ * The keyword search reads the same rows: a GIN over the copied names' grams scoped by tenant `/` staff member (the
+ * pattern of 1795600700000), so a rare term costs its matches among the staff member's rooms, the ones they are a
+ * member of included (1795600720000 scoped them by owner and read every member room by id: a staff member is a
+ * member of each room they own, so a rare term read all their rooms).
+ * The indexes only this list used are dropped: the tenant's sort indexes of the rooms (1795600200000), the rooms'
+ * owner-scoped grams and the members' (tenant, member) index (1795600720000).
  */
 export class GroupRoomAccess1795600760000 implements MigrationInterface {
   name = 'GroupRoomAccess1795600760000';
@@ -37,16 +42,19 @@ export class GroupRoomAccess1795600760000 implements MigrationInterface {
       await queryRunner.query(`CREATE INDEX ix_ls_chat_group_room_access_${key} ON chat_group_room_access (tenant_id, work_chat_user_id, ${key}, group_room_id)`);
     }
     await queryRunner.query(`CREATE INDEX ix_chat_group_room_access_room ON chat_group_room_access (group_room_id)`);
+    await queryRunner.query(`CREATE INDEX ix_gr_chat_group_room_access_name_scoped ON chat_group_room_access USING gin (atrium_scoped_grams(tenant_id || '/' || work_chat_user_id, name))`);
     await queryRunner.query(`
       CREATE FUNCTION chat_group_room_access_refresh(room_ids uuid[]) RETURNS void LANGUAGE plpgsql AS $$
       BEGIN
         IF room_ids IS NULL OR cardinality(room_ids) = 0 THEN
           RETURN;
         END IF;
+        -- The ids are joined (unnest), never compared with = ANY: a bulk write passes 100,000 of them.
         -- Two writers of one room's members take turns here; each later statement sees what the other committed.
-        PERFORM 1 FROM chat_group_room WHERE id = ANY(room_ids) ORDER BY id FOR UPDATE;
+        PERFORM 1 FROM chat_group_room r JOIN (SELECT DISTINCT unnest(room_ids) AS id) AS ids ON ids.id = r.id ORDER BY r.id FOR UPDATE OF r;
         DELETE FROM chat_group_room_access a
-         WHERE a.group_room_id = ANY(room_ids)
+         USING (SELECT DISTINCT unnest(room_ids) AS id) AS ids
+         WHERE a.group_room_id = ids.id
            AND NOT EXISTS (
              SELECT 1 FROM chat_group_room r
               WHERE r.id = a.group_room_id AND r.tenant_id = a.tenant_id
@@ -57,12 +65,12 @@ export class GroupRoomAccess1795600760000 implements MigrationInterface {
         INSERT INTO chat_group_room_access AS a (tenant_id, work_chat_user_id, group_room_id, created_at, updated_at, name, member_count)
         SELECT r.tenant_id, staff.user_id, r.id, r.created_at, r.updated_at, r.name, r.member_count
           FROM chat_group_room r
+          JOIN (SELECT DISTINCT unnest(room_ids) AS id) AS ids ON ids.id = r.id
          CROSS JOIN LATERAL (
            SELECT r.owner_work_chat_user_id
            UNION
            SELECT m.member_user_id FROM chat_group_member m WHERE m.tenant_id = r.tenant_id AND m.group_room_id = r.id AND m.member_type = 1
          ) AS staff(user_id)
-         WHERE r.id = ANY(room_ids)
         ON CONFLICT (tenant_id, work_chat_user_id, group_room_id) DO UPDATE
           SET created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, name = EXCLUDED.name, member_count = EXCLUDED.member_count
           WHERE (a.created_at, a.updated_at, a.name, a.member_count) IS DISTINCT FROM (EXCLUDED.created_at, EXCLUDED.updated_at, EXCLUDED.name, EXCLUDED.member_count);
@@ -136,9 +144,13 @@ export class GroupRoomAccess1795600760000 implements MigrationInterface {
          SELECT m.member_user_id FROM chat_group_member m WHERE m.tenant_id = r.tenant_id AND m.group_room_id = r.id AND m.member_type = 1
        ) AS staff(user_id)`);
     for (const key of SORT_KEYS) await queryRunner.query(`DROP INDEX IF EXISTS ix_ls_chat_group_room_tenant_id_${key}_id`);
+    await queryRunner.query(`DROP INDEX IF EXISTS ix_gr_chat_group_room_name_scoped`);
+    await queryRunner.query(`DROP INDEX IF EXISTS ix_ls_chat_group_member_tenant_member`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`CREATE INDEX IF NOT EXISTS ix_ls_chat_group_member_tenant_member ON chat_group_member (tenant_id, member_user_id, group_room_id)`);
+    await queryRunner.query(`CREATE INDEX IF NOT EXISTS ix_gr_chat_group_room_name_scoped ON chat_group_room USING gin (atrium_scoped_grams(tenant_id || '/' || owner_work_chat_user_id, name))`);
     for (const key of SORT_KEYS) await queryRunner.query(`CREATE INDEX IF NOT EXISTS ix_ls_chat_group_room_tenant_id_${key}_id ON chat_group_room (tenant_id, ${key}, id)`);
     for (const trigger of ['insert', 'update', 'delete', 'truncate']) {
       await queryRunner.query(`DROP TRIGGER IF EXISTS chat_group_room_access_${trigger} ON chat_group_room`);

@@ -133,14 +133,16 @@ export async function createChatTenants({ http, atriumChat, count, corpName }) {
  * the rest), `ways` contact ways per tenant (the first 50 carry the campaign states; one in ten of the rest has no
  * state; 1 % hidden; staff users' default ways) and `contacts / tenants` contacts per tenant (a `bigStateShare` of
  * them in state `bigState`, the rest over 49 smaller states; times spread over a year), `rooms / tenants` group rooms
- * per tenant (customer group chats, named like the contacts; staff00 owns a quarter, no members), then VACUUM ANALYZE.
+ * per tenant (customer group chats, named like the contacts; staff00 owns a quarter; members: the owner, a colleague
+ * — staff00 in one room of 20 — and a customer), then VACUUM ANALYZE.
  */
 export async function seedChat(sql, tenants, { contacts, ways, rooms = 0, staff = 20, bigState = 'spring-fair', bigStateShare = 0.3, log = () => undefined }) {
   const perTenant = Math.floor(contacts / tenants.length);
   const roomsPerTenant = Math.floor(rooms / tenants.length);
   const tables = ['chat_work_user', 'chat_contact_way', 'chat_external_contact', ...(roomsPerTenant > 0 ? ['chat_group_room'] : [])];
+  // The members and the rooms' access rows keep their indexes while seeded: their triggers read them.
   await withIndexesRebuilt(sql, tables, () => seedChatRows(sql, tenants, { perTenant, ways, roomsPerTenant, staff, bigState, bigStateShare, log }), log);
-  for (const table of tables) await sql.query(`VACUUM ANALYZE ${table}`);
+  for (const table of [...tables, ...(roomsPerTenant > 0 ? ['chat_group_member', 'chat_group_room_access'] : [])]) await sql.query(`VACUUM ANALYZE ${table}`);
 }
 
 /** The rows of {@link seedChat}, tenant by tenant, one transaction each. */
@@ -186,6 +188,18 @@ async function seedChatRows(sql, tenants, { perTenant, ways, roomsPerTenant, sta
                 now() - ((i::bigint * 7919) % 525600) * interval '1 minute', now()
          FROM generate_series(0, ${roomsPerTenant - 1}) AS i`,
         params,
+      );
+      // Members as a sync writes them: the owner, a colleague (staff users in turn, so staff00 is a staff member of one
+      // room in 20) and a customer. The members' statement trigger gives each colleague access (migration 1795600760000).
+      await sql.query(
+        `INSERT INTO chat_group_member (tenant_id, corp_id, group_room_id, chat_id, member_user_id, member_type, join_scene)
+         SELECT room.tenant_id, room.corp_id, room.id, room.chat_id, member.user_id, member.type, 1
+           FROM chat_group_room room
+          CROSS JOIN LATERAL (VALUES (room.owner_work_chat_user_id, 1, 'owner'),
+                                     ('staff' || lpad(((substr(room.chat_id, length('wr${index}x') + 1)::int / 4) % ${staff})::text, 2, '0'), 1, 'colleague'),
+                                     ('wm${index}x' || substr(room.chat_id, length('wr${index}x') + 1), 2, 'customer')) AS member(user_id, type, role)
+          WHERE room.tenant_id = $1 AND NOT (member.role = 'colleague' AND member.user_id = room.owner_work_chat_user_id)`,
+        [tenant.id],
       );
     }
     await sql.query('COMMIT');

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { type DataSource } from 'typeorm';
 import { ExternalContactEntity } from '../../src/chat/contacts/external-contact.entity';
 import { ContactWayEntity } from '../../src/chat/contact-ways/contact-way.entity';
-import { containsMatch, scopedContainsAny, scopedTermIsCommon, searchMatch, searchTermIsCommon } from '../../src/database/like-contains';
+import { containsMatch, scopedContainsAny, scopedTermIsCommon, searchMatch, searchScopeCondition, searchTermIsCommon, type ListSearch } from '../../src/database/like-contains';
 import { ListPager } from '../../src/common/paging/list-pager';
 import { ScenarioEntity } from '../../src/evaluation/scenarios/scenario.entity';
 import { GroupRoomAccessEntity } from '../../src/chat/group-rooms/group-room-access.entity';
@@ -33,7 +33,7 @@ describe('plan checks: an index serves every hot list and search', () => {
   const staffList = (query: string) => api(`/api/acme/console/workChat/zhangsan/contact/external?${query}`).expect(200);
 
   /** The plan of `sql` with sequential scans and sorts switched off (a rolled-back transaction). */
-  const planOf = (sql: string, parameters: unknown[], setup: string[] = []) => planWith(dataSource, sql, parameters, setup);
+  const planOf = (sql: string, parameters: unknown[], setup: string[] = [], options?: { sorts?: boolean }) => planWith(dataSource, sql, parameters, setup, options);
   /** Throws unless an index serves `table`'s filter and the ORDER BY (no Seq Scan of it, no Sort). */
   const assertIndexed = (plan: PlanNode, table: string) => {
     const nodes = nodesOf(plan);
@@ -227,47 +227,48 @@ describe('plan checks: an index serves every hot list and search', () => {
     expect(nodesOf(plan).some((node) => node['Index Name'] === 'ix_gr_chat_contact_way_name_scoped' && /tenant_id/.test(node['Index Cond'] ?? ''))).toBe(true);
   });
 
-  /** The group room search's description as the list writes it (scoped by tenant and owner). */
-  const roomsOf = (owner: string) => ({
-    table: 'chat_group_room',
-    alias: 'room',
+  /** The group room search's description as the list writes it: the staff member's access rows (migration 1795600760000). */
+  const roomsOf = (staff: string): ListSearch => ({
+    table: 'chat_group_room_access',
+    alias: 'access',
     scope: [
       { column: 'tenant_id', parameter: 'tenantId', value: 'acme' },
-      { column: 'owner_work_chat_user_id', parameter: 'owner', value: owner },
+      { column: 'work_chat_user_id', parameter: 'workChatUserId', value: staff },
     ],
     columns: ['name'],
   });
-  /** Throws unless the tenant-and-owner scoped search index of the group room names (migration 1795600720000) finds the candidates. */
+  /** Throws unless the access rows' grams index scoped by tenant and staff member (migration 1795600760000) finds the candidates. */
   const assertRoomSearchIndexed = (plan: PlanNode) => {
     const nodes = nodesOf(plan);
     const served = nodes.some(
-      (node) => node['Index Name'] === 'ix_gr_chat_group_room_name_scoped' && /tenant_id/.test(node['Index Cond'] ?? '') && /owner_work_chat_user_id/.test(node['Index Cond'] ?? '') && /\(name\)/.test(node['Index Cond'] ?? ''),
+      (node) => node['Index Name'] === 'ix_gr_chat_group_room_access_name_scoped' && /tenant_id/.test(node['Index Cond'] ?? '') && /work_chat_user_id/.test(node['Index Cond'] ?? '') && /\(name\)/.test(node['Index Cond'] ?? ''),
     );
     if (!served) throw new Error(`the group room search index does not serve: ${JSON.stringify(nodes.map((node) => [node['Node Type'], node['Index Name']]))}`);
   };
-  /** The statements (page, and count where it runs apart) the group room list ran for `keyword`, each with its plan's setup: the btrees but the chat id's dropped. */
+  /** The statements (page, and count where it runs apart) the group room list ran for `keyword`. */
   const roomSearch = async (keyword: string): Promise<Array<[string, unknown[]]>> => {
     captured.length = 0;
     const response = await api(`/api/acme/console/workChat/zhangsan/contact/room?keyword=${encodeURIComponent(keyword)}&size=20`).expect(200);
     expect(response.body.totalElements).toBeGreaterThanOrEqual(0);
-    const statements = captured.filter(([sql]) => sql.includes('"chat_group_room"'));
+    const statements = captured.filter(([sql]) => sql.includes('"chat_group_room_access"'));
     expect(statements.some(([sql]) => /ORDER BY/.test(sql))).toBe(true);
     return statements;
   };
+  /** The access rows' btrees dropped (rolled back; the primary key stays): the grams index must serve. */
+  const withoutAccessBtrees = () => withoutBtrees('chat_group_room_access');
 
-  it.each(['陈', '陈家', 'Ro', 'R', 'Room 1', '家群2', '%', 'wr-7'])('group room keyword search %p (1, 2, 3+ characters): the tenant-and-owner scoped index serves the page and the count', async (keyword) => {
-    const setup = (await withoutBtrees('chat_group_room')).filter((drop) => !drop.endsWith(' ix_ls_chat_group_room_tenant_chat'));
-    expect(setup.length).toBeGreaterThanOrEqual(2);
+  it.each(['陈', '陈家', 'Ro', 'R', 'Room 1', '家群2', '%', 'wr-7'])('group room keyword search %p (1, 2, 3+ characters): the tenant-and-staff scoped index serves the page and the count', async (keyword) => {
+    const setup = await withoutAccessBtrees();
+    expect(setup.length).toBeGreaterThanOrEqual(4);
     for (const [sql, parameters] of await roomSearch(keyword)) {
-      // On 300 rows every term is rare for the decision: the statement keeps the grams and the tenant is a plain filter.
+      // On 300 rows every term is rare for the decision: the statement keeps the grams and the scope is a plain filter.
       expect(sql).toContain('atrium_scoped_grams');
-      expect(sql).toContain(`("room"."tenant_id" || '') = $1`);
+      expect(sql).toContain(`("access"."tenant_id" || '') = $1`);
       const plan = await planOf(sql, parameters, setup);
       assertRoomSearchIndexed(plan);
-      // The chat id arm (`room.chat_id = :keyword`) has its own index, led by the tenant; the rooms zhangsan is a member of
-      // are read by id, found through the members' (tenant, member) index.
+      // The chat id arm: the room by the rooms' (tenant, chat_id) index, its access row by the primary key.
       const used = nodesOf(plan).map((node) => node['Index Name']);
-      expect(used).toEqual(expect.arrayContaining(['ix_ls_chat_group_room_tenant_chat', 'chat_group_room_pkey', 'ix_ls_chat_group_member_tenant_member']));
+      expect(used).toEqual(expect.arrayContaining(['ix_ls_chat_group_room_tenant_chat', 'chat_group_room_access_pkey']));
     }
   });
 
@@ -284,58 +285,51 @@ describe('plan checks: an index serves every hot list and search', () => {
     const response = await api(`/api/acme/console/workChat/zhangsan/contact/room?keyword=${encodeURIComponent(keyword)}&size=200`).expect(200);
     expect(response.body.content.map((row: Json) => row.id)).toEqual(expected);
     expect(response.body.totalElements).toBe(expected.length);
-    // The common path's statement (the ILIKE alone, the tenant indexable) finds the same rows.
-    const rooms = roomsOf('zhangsan');
-    const common = await dataSource
-      .getRepository(GroupRoomEntity)
-      .createQueryBuilder('room')
-      .where('room.tenant_id = :tenantId', { tenantId: 'acme' })
-      .andWhere(`(room.owner_work_chat_user_id = 'zhangsan' OR room.id IN (SELECT group_room_id FROM chat_group_member WHERE member_user_id = 'zhangsan' AND member_type = 1))`)
-      .andWhere(...searchMatch(rooms, 'p', keyword, { common: true, orElse: ['(room.tenant_id = :tenantId AND room.chat_id = :keyword)', { keyword }] }))
-      .orderBy('room.created_at', 'DESC')
-      .addOrderBy('room.id', 'DESC')
-      .getMany();
+    // The common path's statement (the ILIKE alone, the scope indexable) finds the same rows.
+    const common = await roomList(roomsOf('zhangsan'), keyword, true).getMany();
     expect(common.map((row) => row.id)).toEqual(expected);
   });
 
-  it('group room search fails without its scoped index, and without the chat id index', async () => {
-    const setup = await withoutBtrees('chat_group_room');
-    const seqScan = (plan: PlanNode) => nodesOf(plan).some((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'chat_group_room');
+  /** The group room list's statement as GroupRoomsService.listForStaff writes it for `keyword`, common or rare. */
+  const roomList = (rooms: ListSearch, keyword: string, common: boolean) =>
+    dataSource
+      .getRepository(GroupRoomEntity)
+      .createQueryBuilder('room')
+      .innerJoin(GroupRoomAccessEntity, 'access', 'access.group_room_id = room.id')
+      .where(...searchScopeCondition(rooms, !common))
+      .andWhere('room.tenant_id = :tenantId')
+      .andWhere(
+        ...searchMatch(rooms, 'p', keyword, {
+          common,
+          orElse: ['(access.tenant_id = :tenantId AND access.work_chat_user_id = :workChatUserId AND access.group_room_id = ANY(ARRAY(SELECT keyed.id FROM chat_group_room keyed WHERE keyed.tenant_id = :tenantId AND keyed.chat_id = :keyword)))', { keyword }],
+        }),
+      )
+      .orderBy('access.created_at', 'DESC')
+      .addOrderBy('access.group_room_id', 'DESC')
+      .addOrderBy('room.id', 'DESC');
+
+  it('group room search fails without its scoped index', async () => {
+    const setup = await withoutAccessBtrees();
     for (const [sql, parameters] of await roomSearch('陈家')) {
-      const withoutGrams = await planOf(sql, parameters, [...setup.filter((drop) => !drop.endsWith(' ix_ls_chat_group_room_tenant_chat')), 'DROP INDEX ix_gr_chat_group_room_name_scoped']);
+      const withoutGrams = await planOf(sql, parameters, [...setup, 'DROP INDEX ix_gr_chat_group_room_access_name_scoped']);
       expect(() => assertRoomSearchIndexed(withoutGrams)).toThrow(/does not serve/);
-      // The chat id arm alone unserved: the OR cannot be a bitmap of indexes, the table is read whole.
-      const withoutChatId = await planOf(sql, parameters, setup);
-      expect(seqScan(withoutChatId)).toBe(true);
-      expect(seqScan(await planOf(sql, parameters, setup.filter((drop) => !drop.endsWith(' ix_ls_chat_group_room_tenant_chat'))))).toBe(false);
+      assertRoomSearchIndexed(await planOf(sql, parameters, setup));
     }
   });
 
-  it('a group room term common among the rooms the staff member owns walks the sort index with the ILIKE alone', async () => {
-    const rooms = roomsOf('zhangsan');
+  it('a group room term common among the staff member\'s rooms walks the access sort index with the ILIKE alone', async () => {
     const run = (sql: string, parameters?: unknown[]) => dataSource.query(sql, parameters);
-    // zhangsan owns 100 'Room …' rooms and no 陈 one (those are lisi's): the decision counts the owner's candidates.
-    expect(await searchTermIsCommon(run, rooms, 'ro', 50)).toBe(true);
-    expect(await searchTermIsCommon(run, rooms, '陈家', 50)).toBe(false);
+    // zhangsan owns 100 'Room …' rooms; the 陈 rooms are lisi's, 10 of which zhangsan is a staff member of: the decision
+    // counts the staff member's own rooms, member rooms included.
+    expect(await searchTermIsCommon(run, roomsOf('zhangsan'), 'ro', 50)).toBe(true);
+    expect(await searchTermIsCommon(run, roomsOf('zhangsan'), '陈家', 50)).toBe(false);
+    expect(await searchTermIsCommon(run, roomsOf('zhangsan'), '陈家', 9)).toBe(true);
     expect(await searchTermIsCommon(run, roomsOf('lisi'), '陈家', 10)).toBe(true);
-    // The list's statement for a common term (GroupRoomsService.listForStaff): the staff member's access rows in the
-    // page's order (migration 1795600760000), each room read by id and checked with the ILIKE.
-    const builder = dataSource
-      .getRepository(GroupRoomEntity)
-      .createQueryBuilder('room')
-      .select('1')
-      .innerJoin(GroupRoomAccessEntity, 'access', 'access.group_room_id = room.id')
-      .where('access.tenant_id = :tenantId AND access.work_chat_user_id = :workChatUserId', { tenantId: 'acme', workChatUserId: 'zhangsan' })
-      .andWhere('room.tenant_id = :tenantId')
-      .andWhere(...searchMatch(rooms, 'p', 'ro', { common: true }))
-      .orderBy('access.created_at', 'DESC')
-      .addOrderBy('access.group_room_id', 'DESC')
-      .addOrderBy('room.id', 'DESC')
-      .limit(21);
-    const [sql, parameters] = builder.getQueryAndParameters() as [string, unknown[]];
+    const [sql, parameters] = roomList(roomsOf('zhangsan'), 'ro', true).select('1').limit(21).getQueryAndParameters() as [string, unknown[]];
     expect(sql).not.toContain('atrium_scoped_grams');
     const plan = await planOf(sql, parameters);
     assertIndexed(plan, 'chat_group_room');
+    assertIndexed(plan, 'chat_group_room_access');
     expect(nodesOf(plan).map((node) => node['Index Name'])).toContain('ix_ls_chat_group_room_access_created_at');
   });
 
@@ -393,6 +387,27 @@ describe('plan checks: an index serves every hot list and search', () => {
         const column = key === 'createdAt' ? 'created_at' : 'version';
         expect(indexOnly(await planOf(sql!, parameters!, [`DROP INDEX ${index}`, `CREATE INDEX ${index} ON eval_scenario (${column}, id)`]))).toBe(false);
       }
+    }
+  });
+
+  it('a rare scenario name term reads its candidates by address from the search index, and gives exactly the ILIKE\'s rows', async () => {
+    const scenarios: ListSearch = { table: 'eval_scenario', alias: 'scenario', scope: [], columns: ['name'] };
+    for (const term of ['王伟明 3', '明 2', 'check 29', '%']) {
+      const builder = dataSource
+        .getRepository(ScenarioEntity)
+        .createQueryBuilder('scenario')
+        .where(...searchMatch(scenarios, 'q', term, { common: false }))
+        .orderBy('scenario.createdAt', 'DESC')
+        .addOrderBy('scenario.id', 'DESC');
+      const expected = (
+        (await dataSource.query(`SELECT id FROM eval_scenario WHERE name ILIKE $1 ESCAPE '\\' ORDER BY created_at DESC, id DESC`, [`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`])) as Array<{ id: string }>
+      ).map((row) => row.id);
+      expect((await builder.getMany()).map((row) => row.id)).toEqual(expected);
+      const [sql, parameters] = builder.limit(21).getQueryAndParameters() as [string, unknown[]];
+      // Sorting allowed here (the candidates are sorted; with sorts off the planner must walk the sort index).
+      const nodes = nodesOf(await planOf(sql, parameters, [], { sorts: true }));
+      expect(nodes.some((node) => node['Node Type'] === 'Tid Scan')).toBe(true);
+      expect(nodes.some((node) => /^ix_(tg|gr)_eval_scenario_name$/.test(node['Index Name'] ?? ''))).toBe(true);
     }
   });
 

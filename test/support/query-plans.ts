@@ -34,15 +34,16 @@ export function captureStatements(keep: (sql: string) => boolean = () => true): 
  * The plan of `sql` with sequential scans and sorts switched off, in a transaction that is rolled back (so `setup`
  * may drop an index to show a check failing).
  * @param setup statements run first in the same transaction
+ * @param options.sorts leave sorts on (a statement meant to sort its few candidates)
  */
-export async function planOf(dataSource: DataSource, sql: string, parameters: unknown[], setup: string[] = []): Promise<PlanNode> {
+export async function planOf(dataSource: DataSource, sql: string, parameters: unknown[], setup: string[] = [], options: { sorts?: boolean } = {}): Promise<PlanNode> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
     await runner.startTransaction();
     for (const statement of setup) await runner.query(statement);
     await runner.query('SET LOCAL enable_seqscan = off');
-    await runner.query('SET LOCAL enable_sort = off');
+    if (!options.sorts) await runner.query('SET LOCAL enable_sort = off');
     const [row] = (await runner.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters)) as Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>;
     return row['QUERY PLAN'][0].Plan;
   } finally {

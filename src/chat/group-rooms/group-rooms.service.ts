@@ -14,7 +14,7 @@ import { diffGroupMembers } from './group-members.rules';
 import { GroupRoomAccessEntity } from './group-room-access.entity';
 import { GroupRoomEntity } from './group-room.entity';
 import { DedupQuery, DedupResultDto, GROUP_ROOM_SORT_FIELDS, GroupRoomDetailDto, GroupRoomDto, GroupRoomPageQuery, toGroupRoomDetailDto, toGroupRoomDto } from './group-rooms.dto';
-import { likeContains, scopeEqualities, searchMatch, type ListSearch } from '../../database/like-contains';
+import { searchMatch, searchScopeCondition, type ListSearch } from '../../database/like-contains';
 import { ListPager } from '../../common/paging/list-pager';
 
 /**
@@ -32,38 +32,38 @@ export class GroupRoomsService {
   ) {}
 
   /**
-   * Rooms the staff user owns or is a staff member of, newest first (issue 23 acceptance 1). Without a keyword, or with
-   * one common among the rooms they own, a page walks the staff member's rows of `chat_group_room_access` (migration
-   * 1795600760000), which carry the rooms' sort keys, in the page's order (`(tenant, staff member, key, room id)`), and
-   * reads the rooms by primary key: its cost grows neither with the tenant's rooms nor with the staff member's. A rare
-   * keyword reads its candidates (the rooms they own through the scoped grams index, the rooms they are a member of
-   * by id, the chat id), keeps the staff member's and sorts them. Both orders are the rooms' own (the access keys are
-   * copies kept in the writer's transaction), the room id last.
+   * Rooms the staff user owns or is a staff member of, newest first (issue 23 acceptance 1). They are the staff
+   * member's rows of `chat_group_room_access` (migration 1795600760000), which carry the rooms' sort keys and names, each
+   * joined to its room by primary key. Without a keyword, or with one common among the staff member's rooms, a page
+   * walks those rows in the page's order (`(tenant, staff member, key, room id)`), checking the keyword on the row's
+   * copied name; a rare keyword reads its candidates from the rows' grams, scoped by tenant and staff member, and sorts
+   * them. Either way the cost grows neither with the tenant's rooms nor with the staff member's. The order is the rooms'
+   * own (the keys are copies kept in the writer's transaction), the room id last.
    */
   async listForStaff(tenantId: string, workChatUserId: string, query: GroupRoomPageQuery): Promise<Page<GroupRoomDto>> {
     const order = Object.entries(toOrder(query.sort, GROUP_ROOM_SORT_FIELDS, { createdAt: 'DESC' }));
     const search = groupRoomSearch(tenantId, workChatUserId);
     const commonKeyword = query.keyword ? await this.pager.isCommonTerm(this.dataSource, search, query.keyword) : true;
-    const builder = this.dataSource.getRepository(GroupRoomEntity).createQueryBuilder('room');
-    if (commonKeyword) {
-      builder
-        .innerJoin(GroupRoomAccessEntity, 'access', 'access.group_room_id = room.id')
-        .where('access.tenant_id = :tenantId AND access.work_chat_user_id = :workChatUserId AND room.tenant_id = :tenantId', { tenantId, workChatUserId });
-    } else {
-      builder.where(scopeEqualities([['room.tenant_id', 'tenantId']], false), { tenantId }).andWhere(staffHasRoom('room'), { workChatUserId });
-    }
+    const builder = this.dataSource
+      .getRepository(GroupRoomEntity)
+      .createQueryBuilder('room')
+      .innerJoin(GroupRoomAccessEntity, 'access', 'access.group_room_id = room.id')
+      .where(...searchScopeCondition(search, !commonKeyword))
+      .andWhere('room.tenant_id = :tenantId');
     if (query.corpId) builder.andWhere('room.corp_id = :corpId', { corpId: query.corpId });
     if (query.aiEnabled !== undefined) builder.andWhere('room.ai_enabled = :aiEnabled', { aiEnabled: query.aiEnabled });
     if (query.keyword) {
-      // The name contains it (migration 1795600720000), or the chat id is it; the tenant is repeated in the chat id's arm
-      // so that its (tenant_id, chat_id) index serves it when the tenant is a plain filter.
-      const orElse: [string, Record<string, unknown>] = ['(room.tenant_id = :tenantId AND room.chat_id = :keyword)', { keyword: query.keyword }];
-      builder.andWhere(...searchMatch(search, 'pattern', query.keyword, { common: commonKeyword, orElse, candidates: [memberRoomIds('room'), {}] }));
+      // The name contains it, or the chat id is it: that room by the rooms' (tenant_id, chat_id) index, then its access
+      // row by the primary key (the scope is repeated in this arm so that the key serves it when the scope is a plain filter).
+      const orElse: [string, Record<string, unknown>] = [
+        '(access.tenant_id = :tenantId AND access.work_chat_user_id = :workChatUserId AND access.group_room_id = ANY(ARRAY(SELECT keyed.id FROM chat_group_room keyed WHERE keyed.tenant_id = :tenantId AND keyed.chat_id = :keyword)))',
+        { keyword: query.keyword },
+      ];
+      builder.andWhere(...searchMatch(search, 'pattern', query.keyword, { common: commonKeyword, orElse }));
     }
-    const sortAlias = commonKeyword ? 'access' : 'room';
-    for (const [property, direction] of order) builder.addOrderBy(`${sortAlias}.${property}`, direction);
-    // The access index ends with the room id: named as the tie-breaker, a cursor's seek stays inside that index.
-    if (commonKeyword) builder.addOrderBy('access.groupRoomId', order[0]?.[1] ?? 'DESC');
+    for (const [property, direction] of order) builder.addOrderBy(`access.${property}`, direction);
+    // The access indexes end with the room id: named as the tie-breaker, a cursor's seek stays inside them.
+    builder.addOrderBy('access.groupRoomId', order[0]?.[1] ?? 'DESC');
     const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword) });
     return toPage(rows.map(toGroupRoomDto), slice, query);
   }
@@ -224,25 +224,19 @@ export class GroupRoomsService {
 const DEDUP_DEFAULT_LIMIT = 100;
 
 /**
- * The group room keyword search's one description (migration 1795600720000): the rooms the staff member owns, scoped by
- * tenant and owner, over the name. Its scope is not the list's filter (a member's rooms belong to other owners): the
- * list keeps its tenant equality and {@link staffHasRoom}, and adds {@link memberRoomIds} as candidates.
+ * The group room keyword search's one description: the staff member's access rows (migration 1795600760000), scoped
+ * by tenant and staff member, over the room names they carry.
  */
 function groupRoomSearch(tenantId: string, workChatUserId: string): ListSearch {
   return {
-    table: 'chat_group_room',
-    alias: 'room',
+    table: 'chat_group_room_access',
+    alias: 'access',
     scope: [
       { column: 'tenant_id', parameter: 'tenantId', value: tenantId },
-      { column: 'owner_work_chat_user_id', parameter: 'workChatUserId', value: workChatUserId },
+      { column: 'work_chat_user_id', parameter: 'workChatUserId', value: workChatUserId },
     ],
     columns: ['name'],
   };
-}
-
-/** SQL condition: the room is one the staff user (`:workChatUserId`) is a staff member of, by id (an index condition on the primary key; the members' `(tenant_id, member_user_id, group_room_id)` index finds them). */
-function memberRoomIds(alias: string): string {
-  return `${alias}.id = ANY(ARRAY(SELECT m.group_room_id FROM chat_group_member m WHERE m.tenant_id = :tenantId AND m.member_user_id = :workChatUserId AND m.member_type = 1))`;
 }
 
 /** SQL condition: the staff user (`:workChatUserId`) owns the room or is one of its staff members. */
