@@ -261,8 +261,8 @@ export class ListPager {
    *   filters are given and the sort: then the builder's SQL is not rendered per request once its plan is kept (a hot
    *   list's cost, issue 14). Builders given the same shape must render the same SQL: the first
    *   {@link SHAPE_CHECKS} requests of each shape check it (so every test of a list does).
-   * @param kind.walk the builder filters by a search term its caller found common (more candidates than the search
-   *   cap: {@link import('../../database/like-contains').termIsCommon}), so the page walks the sort index: every page
+   * @param kind.walk the builder filters by a search term its caller found common (more candidates than a walk's
+   *   break-even: {@link import('../../database/like-contains').termIsCommon}), so the page walks the sort index: every page
    *   reads its ids first (a statement of the id and the sort keys alone, whose filter the sort index can check on its
    *   own tuples when it includes the searched column) and then only those rows, and the total is the planner's
    *   estimate (at least cap + 1), never counted
@@ -497,8 +497,8 @@ export class ListPager {
 
   /**
    * A statement of the plan, derived with the query builder on first use and kept: `first` (offset 0), `near`
-   * (offset below {@link DEFERRED_ROWS_MIN_OFFSET}), `far` (ids first), or `phase` (a cursor's keyset condition
-   * `where`); with the count column or without it.
+   * (offset below {@link DEFERRED_ROWS_MIN_OFFSET}), `far` (ids first), `phase` (a cursor's keyset condition
+   * `where`) or `farPhase` (the same, ids first: a walked search); with the count column or without it.
    */
   private plannedStatement(plan: ListPlan, kind: 'first' | 'near' | 'far' | 'phase' | 'farPhase', withCount: boolean, cap: number, where = ''): PlannedStatement {
     // Variants are few per shape: the offset kinds, and the cursor conditions by which of the cursor's values are NULL.
