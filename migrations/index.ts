@@ -45,6 +45,7 @@ import { DeployNamespaceLiveTokens1795600740000 } from './1795600740000-DeployNa
 import { EvaluationTargetLatencyRollups1795600751000 } from './1795600751000-EvaluationTargetLatencyRollups';
 import { GroupRoomAccess1795600760000 } from './1795600760000-GroupRoomAccess';
 import { ScenarioSortIndexesHoldName1795600770000 } from './1795600770000-ScenarioSortIndexesHoldName';
+import { EvaluationRunLeaseDue1795600780000 } from './1795600780000-EvaluationRunLeaseDue';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -95,4 +96,5 @@ export const ALL_MIGRATIONS = [
   EvaluationTargetLatencyRollups1795600751000,
   GroupRoomAccess1795600760000,
   ScenarioSortIndexesHoldName1795600770000,
+  EvaluationRunLeaseDue1795600780000,
 ];

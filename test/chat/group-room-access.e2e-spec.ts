@@ -172,6 +172,25 @@ describe('group room access (issue 23)', () => {
     }
   });
 
+  it('follows a truncate of the members (owners keep their rooms) and of the rooms (nothing left)', async () => {
+    const runner = dataSource.createQueryRunner();
+    await runner.connect();
+    const accessOf = async () => (await runner.query(`SELECT work_chat_user_id, group_room_id FROM chat_group_room_access WHERE tenant_id = $1 ORDER BY 1, 2`, [tenant])) as Row[];
+    try {
+      await runner.startTransaction();
+      expect((await accessOf()).length).toBeGreaterThan((await runner.query(`SELECT count(*)::int AS n FROM chat_group_room WHERE tenant_id = $1`, [tenant]))[0].n);
+      await runner.query('TRUNCATE chat_group_member');
+      const owners = (await runner.query(`SELECT owner_work_chat_user_id AS work_chat_user_id, id AS group_room_id FROM chat_group_room WHERE tenant_id = $1 ORDER BY 1, 2`, [tenant])) as Row[];
+      expect(await accessOf()).toEqual(owners);
+      await runner.query('TRUNCATE chat_group_room');
+      expect((await runner.query(`SELECT count(*)::int AS n FROM chat_group_room_access`))[0].n).toBe(0);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+    await expectExact();
+  });
+
   it('goes stale without its triggers (the exactness check can fail)', async () => {
     const runner = dataSource.createQueryRunner();
     await runner.connect();

@@ -9,6 +9,7 @@ import { GroupRoomAccessEntity } from '../../src/chat/group-rooms/group-room-acc
 import { GroupRoomEntity } from '../../src/chat/group-rooms/group-room.entity';
 import { DeploymentsService } from '../../src/deploy/deployments/deployments.service';
 import { RunsService } from '../../src/evaluation/runs/runs.service';
+import { TAKE_OVER_EXPIRED_RUNS_SQL } from '../../src/evaluation/runs/run-lease';
 import { captureStatements, nodesOf, planOf as planWith, type CapturedStatement, type PlanNode } from '../support/query-plans';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { builtInToken, newClient, newTenant } from '../chat/support/chat-test-app';
@@ -409,6 +410,15 @@ describe('plan checks: an index serves every hot list and search', () => {
       expect(nodes.some((node) => node['Node Type'] === 'Tid Scan')).toBe(true);
       expect(nodes.some((node) => /^ix_(tg|gr)_eval_scenario_name$/.test(node['Index Name'] ?? ''))).toBe(true);
     }
+  });
+
+  it('the run sweeper\'s pass reads the due running runs alone: one range of its index, never every running run', async () => {
+    const nodes = nodesOf(await planOf(TAKE_OVER_EXPIRED_RUNS_SQL, [60_000, 100]));
+    expect(nodes.some((node) => node['Index Name'] === 'ix_eval_run_running_lease_due' && /COALESCE\(lease_until/.test(node['Index Cond'] ?? ''))).toBe(true);
+    // Written as `lease_until IS NULL OR lease_until < now()` (before migration 1795600780000), no range serves it.
+    const before = TAKE_OVER_EXPIRED_RUNS_SQL.replace(/COALESCE\(lease_until, '-infinity'::timestamptz\) < now\(\)/, '(lease_until IS NULL OR lease_until < now())');
+    expect(before).not.toBe(TAKE_OVER_EXPIRED_RUNS_SQL);
+    expect(nodesOf(await planOf(before, [60_000, 100])).some((node) => /lease_until/.test(node['Index Cond'] ?? ''))).toBe(false);
   });
 
   it('fails without the search index: a 2-character Chinese term with the scoped index dropped', async () => {

@@ -46,15 +46,16 @@ export const RELEASE_RUN_LEASE_SQL = `
 /**
  * The sweep's take-over: `running` runs whose lease ran out (or that never had one: runs left `running` before the
  * lease existed), locked so two sweeps never take the same run; the owner is cleared and the lease set one lease
- * ahead (the re-queued job claims it at once; the sweep takes it again only if that job is lost too). $1 lease ms,
- * $2 most runs per pass.
+ * ahead (the re-queued job claims it at once; the sweep takes it again only if that job is lost too). A missing lease
+ * counts as `-infinity`, so one range of ix_eval_run_running_lease_due (migration 1795600780000) holds exactly the due
+ * runs, however many run. $1 lease ms, $2 most runs per pass.
  */
 export const TAKE_OVER_EXPIRED_RUNS_SQL = `
   UPDATE eval_run SET lease_owner = NULL, lease_until = now() + $1::int * interval '1 millisecond'
    WHERE id IN (
      SELECT id FROM eval_run
-      WHERE status = 'running' AND (lease_until IS NULL OR lease_until < now())
-      ORDER BY lease_until NULLS FIRST LIMIT $2
+      WHERE status = 'running' AND COALESCE(lease_until, '-infinity'::timestamptz) < now()
+      ORDER BY COALESCE(lease_until, '-infinity'::timestamptz) LIMIT $2
       FOR UPDATE SKIP LOCKED)
   RETURNING id`;
 

@@ -19,7 +19,8 @@ export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 @Index('ix_eval_run_scenario_created', ['scenarioId', 'createdAt'])
 @Index('ix_eval_run_target_created', ['targetId', 'createdAt'])
 @Index('ix_eval_run_campaign', ['campaignId'])
-@Index('ix_eval_run_running_lease', ['leaseUntil'], { where: `"status" = 'running'` })
+/** The run sweeper's index: `COALESCE(lease_until, '-infinity')` of running runs (an expression: migration 1795600780000 owns it). */
+@Index('ix_eval_run_running_lease_due', { synchronize: false })
 export class RunEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
