@@ -110,7 +110,7 @@ export class ExternalContactsService {
     // Without a keyword the statement's shape is which filters are given and the sort: named, the pager skips
     // rendering the builder's SQL per request (issue 14 acceptance 1). A search's SQL depends on its term: not named.
     const shape = query.keyword ? undefined : `staff-contacts:${[query.corpId, query.state, query.aiEnabled !== undefined, range.start, range.end].map((given) => (given ? 1 : 0)).join('')}:${JSON.stringify(order)}`;
-    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword), shape });
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword), shape, candidates: !commonKeyword });
     const names = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
     return toPage(rows.map((row) => toChatContactsExternalDto(row, names.get(row.corpId) ?? '')), slice, query);
   }

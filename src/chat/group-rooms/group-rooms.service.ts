@@ -64,7 +64,7 @@ export class GroupRoomsService {
     for (const [property, direction] of order) builder.addOrderBy(`access.${property}`, direction);
     // The access indexes end with the room id: named as the tie-breaker, a cursor's seek stays inside them.
     builder.addOrderBy('access.groupRoomId', order[0]?.[1] ?? 'DESC');
-    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword) });
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword), candidates: !commonKeyword });
     return toPage(rows.map(toGroupRoomDto), slice, query);
   }
 

@@ -18,6 +18,8 @@ export const DEFERRED_ROWS_MIN_OFFSET = 200;
 
 /** The raw column that carries the capped count in a page's statement. */
 const TOTAL_COLUMN = 'list_total';
+/** The count column of a statement that reads every match anyway (a rare search's sorted candidates): counted before its LIMIT. */
+const WINDOW_COUNT = 'count(*) OVER ()';
 /** Raw columns carrying the page's sort key values as text: `list_key_0`, `list_key_1`, … */
 const KEY_COLUMN = 'list_key_';
 /** Requests of each caller-named list shape whose builder SQL is checked against the shape's first (see {@link ListPager.page}). */
@@ -266,17 +268,31 @@ export class ListPager {
    *   reads its ids first (a statement of the id and the sort keys alone, whose filter the sort index can check on its
    *   own tuples when it includes the searched column) and then only those rows, and the total is the planner's
    *   estimate (at least cap + 1), never counted
+   * @param kind.candidates the builder's filter reads its candidates from a search index and sorts them (a rare term):
+   *   the page's statement reads every match anyway, so an offset page counts them there, with a window
+   *   (`count(*) OVER ()`), instead of reading them a second time for the count
    * @throws BadRequestException (400) a cursor that is malformed, altered, or made by another list/tenant/filter/sort
    * @throws Error one shape named for two different statements (a programming error)
    */
-  async page<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, kind: { search?: boolean; shape?: string; walk?: boolean } = {}): Promise<ListSlice<T>> {
+  async page<T extends ObjectLiteral>(
+    builder: SelectQueryBuilder<T>,
+    request: PageRequest,
+    kind: { search?: boolean; shape?: string; walk?: boolean; candidates?: boolean } = {},
+  ): Promise<ListSlice<T>> {
     const cap = kind.search ? (this.options.searchExactCap ?? this.options.exactCap) : this.options.exactCap;
     const plan = this.planOf(builder, cap, kind.shape);
-    return plan ? this.pageByPlan(plan, builder, request, cap, kind.walk === true) : this.pageByBuilder(builder, request, cap, kind.walk === true);
+    const reading = { walk: kind.walk === true, countInPage: kind.candidates === true && kind.walk !== true };
+    return plan ? this.pageByPlan(plan, builder, request, cap, reading) : this.pageByBuilder(builder, request, cap, reading);
   }
 
   /** {@link page} through a kept plan: one SQL rendering, one statement (two for a cursor past a NULL boundary). */
-  private async pageByPlan<T extends ObjectLiteral>(plan: ListPlan, builder: SelectQueryBuilder<T>, request: PageRequest, cap: number, walk: boolean): Promise<ListSlice<T>> {
+  private async pageByPlan<T extends ObjectLiteral>(
+    plan: ListPlan,
+    builder: SelectQueryBuilder<T>,
+    request: PageRequest,
+    cap: number,
+    { walk, countInPage }: { walk: boolean; countInPage: boolean },
+  ): Promise<ListSlice<T>> {
     const connection = builder.connection;
     const driver = connection.driver;
     const parameters = builder.getParameters();
@@ -294,11 +310,12 @@ export class ListPager {
     if (cursor) {
       const phases = keysetPhases(plan.keys, cursor.k);
       Object.assign(parameters, phases[0].parameters);
-      statements = phases.map((phase, index) => this.plannedStatement(plan, walk ? 'farPhase' : 'phase', withCount && index === 0, cap, phase.where));
+      statements = phases.map((phase, index) => this.plannedStatement(plan, walk ? 'farPhase' : 'phase', withCount && index === 0 ? 'capped' : false, cap, phase.where));
     } else {
       const offset = pageNumber * request.size;
       parameters[OFFSET_PARAMETER] = offset;
-      statements = [this.plannedStatement(plan, walk || offset >= DEFERRED_ROWS_MIN_OFFSET ? 'far' : offset > 0 ? 'near' : 'first', withCount, cap)];
+      const kind = walk || offset >= DEFERRED_ROWS_MIN_OFFSET ? 'far' : offset > 0 ? 'near' : 'first';
+      statements = [this.plannedStatement(plan, kind, withCount ? (countInPage && kind !== 'far' ? 'window' : 'capped') : false, cap)];
     }
     let counted: number | undefined;
     const rows: T[] = [];
@@ -326,7 +343,12 @@ export class ListPager {
   }
 
   /** {@link page} by building every statement with the query builder (shapes the plan does not cover). */
-  private async pageByBuilder<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, cap: number, walk: boolean): Promise<ListSlice<T>> {
+  private async pageByBuilder<T extends ObjectLiteral>(
+    builder: SelectQueryBuilder<T>,
+    request: PageRequest,
+    cap: number,
+    { walk, countInPage }: { walk: boolean; countInPage: boolean },
+  ): Promise<ListSlice<T>> {
     const ordered = builder.clone();
     const keys = orderKeysOf(ordered);
     const [listSql, listParameters] = ordered.getQueryAndParameters();
@@ -337,7 +359,7 @@ export class ListPager {
     const countBuilder = countBuilderOf(ordered);
     const countKey = `${countBuilder.getQuery()}\u0000${JSON.stringify(listParameters)}`;
     const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey) ?? (walk ? this.estimated(countKey, ordered.connection, () => countBuilder.getQueryAndParameters(), cap) : undefined);
-    const cappedCount = cappedCountOf(countBuilder, cap);
+    const countColumn = countInPage && !cursor && pageNumber * request.size < DEFERRED_ROWS_MIN_OFFSET ? WINDOW_COUNT : cappedCountOf(countBuilder, cap);
 
     const statements = cursor
       ? keysetPhases(keys, cursor.k).map((phase) => {
@@ -355,7 +377,7 @@ export class ListPager {
       if (wanted <= 0) break;
       if (cursor) statement.limit(wanted);
       keys.forEach((key, at) => statement.addSelect(`${key.sql}::text`, `${KEY_COLUMN}${at}`));
-      if (index === 0 && known === undefined) statement.addSelect(cappedCount, TOTAL_COLUMN);
+      if (index === 0 && known === undefined) statement.addSelect(countColumn, TOTAL_COLUMN);
       const { raw, entities } = await statement.getRawAndEntities();
       if (index === 0 && known === undefined && raw.length > 0) counted = Number(raw[0][TOTAL_COLUMN]);
       this.collect(entities, raw as Array<Record<string, string | null>>, wanted, keys.length, primary, rows, raws, rowKeys);
@@ -498,11 +520,12 @@ export class ListPager {
   /**
    * A statement of the plan, derived with the query builder on first use and kept: `first` (offset 0), `near`
    * (offset below {@link DEFERRED_ROWS_MIN_OFFSET}), `far` (ids first), `phase` (a cursor's keyset condition
-   * `where`) or `farPhase` (the same, ids first: a walked search); with the count column or without it.
+   * `where`) or `farPhase` (the same, ids first: a walked search); with a count column (`capped`: a subquery counting
+   * at most cap + 1 matches; `window`: the matches the statement itself reads, for first and near pages) or without.
    */
-  private plannedStatement(plan: ListPlan, kind: 'first' | 'near' | 'far' | 'phase' | 'farPhase', withCount: boolean, cap: number, where = ''): PlannedStatement {
+  private plannedStatement(plan: ListPlan, kind: 'first' | 'near' | 'far' | 'phase' | 'farPhase', count: false | 'capped' | 'window', cap: number, where = ''): PlannedStatement {
     // Variants are few per shape: the offset kinds, and the cursor conditions by which of the cursor's values are NULL.
-    const variant = `${kind}\u0000${withCount}\u0000${where}`;
+    const variant = `${kind}\u0000${count}\u0000${where}`;
     const known = plan.statements.get(variant);
     if (known) return known;
     const { ordered, keys } = plan;
@@ -521,7 +544,7 @@ export class ListPager {
       if (kind === 'near') tail += ` OFFSET :${OFFSET_PARAMETER}`;
     }
     keys.forEach((key, at) => statement.addSelect(`${key.sql}::text`, `${KEY_COLUMN}${at}`));
-    if (withCount) statement.addSelect(cappedCountOf(countBuilderOf(ordered), cap), TOTAL_COLUMN);
+    if (count) statement.addSelect(count === 'window' ? WINDOW_COUNT : cappedCountOf(countBuilderOf(ordered), cap), TOTAL_COLUMN);
     const sql = `${statement.getQuery()}${tail}`;
     const planned = { sql, named: new NamedSql(sql), expressionMap: statement.expressionMap };
     plan.statements.set(variant, planned);

@@ -59,7 +59,7 @@ export class ScenariosService {
     const common = query.q ? await this.pager.isCommonTerm(this.dataSource, SCENARIO_SEARCH, query.q) : false;
     if (query.q) builder.where(...searchMatch(SCENARIO_SEARCH, 'q', query.q, { common }));
     for (const [field, direction] of Object.entries(order)) builder.addOrderBy(field, direction);
-    const { rows, raws, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.q), walk: common });
+    const { rows, raws, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.q), walk: common, candidates: Boolean(query.q) && !common });
     const content = rows.map((row, index) => ({
       id: row.id,
       name: row.name,
