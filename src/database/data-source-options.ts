@@ -6,11 +6,20 @@ import { SnakeNamingStrategy } from './snake-naming.strategy';
 import { TypeOrmNestLogger } from './typeorm-logger';
 
 /**
+ * Session settings of every pooled connection. The app's statements are short and index-bounded (issue 23): PostgreSQL's
+ * parallel workers and JIT compilation cost more to start than they save on them (a 3 ms index-only walk of the
+ * scenario names took 12 ms with two parallel workers at 1M rows), and on 2 cores the workers take the CPU other
+ * requests need.
+ */
+export const OLTP_SESSION_OPTIONS = '-c max_parallel_workers_per_gather=0 -c jit=off';
+
+/**
  * TypeORM options for one PostgreSQL database (DESIGN.md, Persistence): schema from `migrations/` only
  * (`synchronize` off), migrations run at start-up, timestamps in UTC. Entities are added by each wing's
  * `TypeOrmModule.forFeature` (autoLoadEntities), so this file knows no wing. The pool has `settings.poolMax`
  * connections, each with the connect and statement timeouts of issue 20 item 1 (database.config.ts), so a stopped or
- * frozen database fails a query within those bounds (then answered 503 by the problem filter).
+ * frozen database fails a query within those bounds (then answered 503 by the problem filter), and the
+ * {@link OLTP_SESSION_OPTIONS}.
  * @param url postgres:// connection URL
  * @param settings pool size and timeouts (ms); the documented defaults when omitted (tools, tests)
  */
@@ -25,7 +34,7 @@ export function buildDataSourceOptions(url: string, settings: DatabaseSettings =
     migrationsTransactionMode: 'each',
     synchronize: false,
     namingStrategy: new SnakeNamingStrategy(),
-    extra: { options: '-c timezone=UTC', max: settings.poolMax, application_name: 'atrium', ...pgClientOptions(settings) },
+    extra: { options: `-c timezone=UTC ${OLTP_SESSION_OPTIONS}`, max: settings.poolMax, application_name: 'atrium', ...pgClientOptions(settings) },
     logger: new TypeOrmNestLogger(),
     logging: ['error', 'warn', 'migration'],
     maxQueryExecutionTime: 1000,
