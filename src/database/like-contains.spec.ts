@@ -189,16 +189,6 @@ describe('ListSearch: one description of a list\'s search for its statement and 
     expect(() => searchMatch({ ...scenarios, columns: ['name', 'description'] }, 'q', 'x', { common: false })).toThrow('one column');
   });
 
-  it('adds candidates outside the scope to the grams half only: the ILIKE still checks them', () => {
-    const [sql, parameters] = searchMatch(staff, 'p', 'Li', { common: false, candidates: ['contact.id = ANY(:ids)', { ids: ['a'] }] });
-    expect(sql).toBe(
-      `((atrium_scoped_grams(contact.tenant_id || '/' || contact.work_chat_user_id, contact.name) @> atrium_scoped_term_grams(:p_scope, :p_term) OR atrium_scoped_grams(contact.tenant_id || '/' || contact.work_chat_user_id, contact.remark) @> atrium_scoped_term_grams(:p_scope, :p_term) OR contact.id = ANY(:ids)) AND (contact.name ILIKE :p ESCAPE '\\' OR contact.remark ILIKE :p ESCAPE '\\'))`,
-    );
-    expect(parameters).toMatchObject({ ids: ['a'], p: '%Li%', p_scope: 'acme/zhangsan', p_term: 'Li' });
-    // A common term: the ILIKEs alone (the walk checks every row of the list's filter).
-    expect(searchMatch(staff, 'p', 'Li', { common: true, candidates: ['contact.id = ANY(:ids)', { ids: ['a'] }] })[0]).not.toContain('ANY');
-  });
-
   it('decides in the scope with the bare columns, or in the table without a scope', async () => {
     const sent: string[] = [];
     const run = async (sql: string) => {

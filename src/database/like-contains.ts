@@ -103,8 +103,6 @@ export function scopedContainsMatch(column: string, scope: SearchScope, paramete
  * @param orElse another condition that also selects a row (`contact.external_user_id = :keyword`) and its parameters
  * @param options.grams false: the ILIKEs alone, for a term common in the scope ({@link scopedTermIsCommon}): the sort
  *   index walk then computes no grams (atrium_scoped_grams is a costly function, declared so to the planner)
- * @param options.candidates more rows to check with the ILIKEs, outside the scope (a staff member's group rooms they do
- *   not own: `room.id = ANY(…)`); grams path only
  * @returns the SQL condition (in parentheses) and its named parameters
  */
 export function scopedContainsAny(
@@ -113,18 +111,15 @@ export function scopedContainsAny(
   parameter: string,
   text: string,
   orElse?: [string, Record<string, unknown>],
-  options: { grams?: boolean; candidates?: [string, Record<string, unknown>] } = {},
+  options: { grams?: boolean } = {},
 ): [string, Record<string, unknown>] {
   const any = (conditions: string[]) => [...conditions, ...(orElse ? [orElse[0]] : [])].join(' OR ');
   const likes = any(columns.map((column) => `${column} ILIKE :${parameter} ESCAPE '\\'`));
   const parameters = { [parameter]: likeContains(text), ...orElse?.[1] };
   if (options.grams === false || text.length === 0 || text.includes(GRAM_SEPARATOR)) return [`(${likes})`, parameters];
   const scoped = scope.columns.join(` || '${SCOPE_SEPARATOR}' || `);
-  const grams = any([
-    ...columns.map((column) => `atrium_scoped_grams(${scoped}, ${column}) @> atrium_scoped_term_grams(:${parameter}_scope, :${parameter}_term)`),
-    ...(options.candidates ? [options.candidates[0]] : []),
-  ]);
-  return [`((${grams}) AND (${likes}))`, { ...parameters, ...options.candidates?.[1], [`${parameter}_scope`]: scope.values.join(SCOPE_SEPARATOR), [`${parameter}_term`]: text }];
+  const grams = any(columns.map((column) => `atrium_scoped_grams(${scoped}, ${column}) @> atrium_scoped_term_grams(:${parameter}_scope, :${parameter}_term)`));
+  return [`((${grams}) AND (${likes}))`, { ...parameters, [`${parameter}_scope`]: scope.values.join(SCOPE_SEPARATOR), [`${parameter}_term`]: text }];
 }
 
 /**
@@ -296,16 +291,15 @@ export function searchTermIsCommon(run: RunQuery, search: ListSearch, text: stri
  * (`ctid`) of the candidates the search index gives.
  * @param options.common the term's decision ({@link searchTermIsCommon})
  * @param options.orElse another condition that also selects a row (scoped searches only)
- * @param options.candidates more rows outside the scope for the ILIKE to check (scoped searches only, see {@link scopedContainsAny})
  */
 export function searchMatch(
   search: ListSearch,
   parameter: string,
   text: string,
-  options: { common: boolean; orElse?: [string, Record<string, unknown>]; candidates?: [string, Record<string, unknown>] },
+  options: { common: boolean; orElse?: [string, Record<string, unknown>] },
 ): [string, Record<string, unknown>] {
   const columns = search.columns.map((column) => `${search.alias}.${column}`);
-  if (search.scope.length > 0) return scopedContainsAny(columns, searchScope(search, true), parameter, text, options.orElse, { grams: !options.common, candidates: options.candidates });
+  if (search.scope.length > 0) return scopedContainsAny(columns, searchScope(search, true), parameter, text, options.orElse, { grams: !options.common });
   if (columns.length !== 1 || options.orElse) throw new Error(`A search without a scope reads one column and no other condition (${search.table}).`);
   if (options.common) return containsMatch(columns[0], parameter, text, { common: true });
   // A rare term: its candidates' row addresses from the search index, read apart (an InitPlan), then those rows by
