@@ -16,6 +16,8 @@ import { NamedSql, type ParameterStyle } from './named-sql';
 /** From this offset on, an offset page reads its ids first and then only those rows (see {@link ListPager.page}). */
 export const DEFERRED_ROWS_MIN_OFFSET = 200;
 
+/** A count known to pass any cap (a walked search's: see {@link ListPager.page} `kind.walk`). */
+const PAST_CAP = Number.POSITIVE_INFINITY;
 /** The raw column that carries the capped count in a page's statement. */
 const TOTAL_COLUMN = 'list_total';
 /** The count column of a statement that reads every match anyway (a rare search's sorted candidates): counted before its LIMIT. */
@@ -303,7 +305,7 @@ export class ListPager {
 
     // The count of one filter is one entry whatever the sort, page or cursor (the count statement has no ORDER BY).
     const countKey = `${plan.countSql}\u0000${JSON.stringify(listParameters)}`;
-    const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey) ?? (walk ? this.estimated(countKey, connection, () => driver.escapeQueryWithParameters(plan.countSql, parameters), cap) : undefined);
+    const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey) ?? (walk ? this.total(countKey, PAST_CAP, connection, () => driver.escapeQueryWithParameters(plan.countSql, parameters), cap) : undefined);
     const withCount = known === undefined;
 
     let statements: PlannedStatement[];
@@ -358,7 +360,7 @@ export class ListPager {
 
     const countBuilder = countBuilderOf(ordered);
     const countKey = `${countBuilder.getQuery()}\u0000${JSON.stringify(listParameters)}`;
-    const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey) ?? (walk ? this.estimated(countKey, ordered.connection, () => countBuilder.getQueryAndParameters(), cap) : undefined);
+    const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey) ?? (walk ? this.total(countKey, PAST_CAP, ordered.connection, () => countBuilder.getQueryAndParameters(), cap) : undefined);
     const countColumn = countInPage && !cursor && pageNumber * request.size < DEFERRED_ROWS_MIN_OFFSET ? WINDOW_COUNT : cappedCountOf(countBuilder, cap);
 
     const statements = cursor
@@ -437,7 +439,11 @@ export class ListPager {
     return { rows, raws, page: read.pageNumber, total: total.total, totalExact: total.exact && known === undefined, nextCursor };
   }
 
-  /** The total from the capped count of this page's statement (or counted alone), estimated past the cap. */
+  /**
+   * The total from the capped count of this page's statement (or counted alone), estimated past the cap.
+   * @param counted the capped count, undefined when the statement carried none, or {@link PAST_CAP} (a walked search:
+   *   known to pass the cap, so only the planner's estimate is asked)
+   */
   private async total(countKey: string, counted: number | undefined, connection: DataSource, countStatement: () => [string, unknown[]], cap: number): Promise<KnownTotal> {
     const counting = (async (): Promise<KnownTotal> => {
       if (counted !== undefined && counted <= cap) return { total: counted, exact: true };
@@ -454,21 +460,6 @@ export class ListPager {
     } finally {
       this.countsInFlight.delete(countKey);
     }
-  }
-
-  /** A total known to pass the cap (a walked search): the planner's estimate, at least cap + 1, kept like a counted one. */
-  private estimated(countKey: string, connection: DataSource, countStatement: () => [string, unknown[]], cap: number): Promise<KnownTotal> {
-    const estimating = (async (): Promise<KnownTotal> => {
-      const [countSql, countParameters] = countStatement();
-      return { total: Math.max(cap + 1, await estimate(connection, countSql, countParameters)), exact: false };
-    })();
-    this.countsInFlight.set(countKey, estimating);
-    return estimating
-      .then((result) => {
-        this.totals?.set(countKey, result);
-        return result;
-      })
-      .finally(() => this.countsInFlight.delete(countKey));
   }
 
   /**
