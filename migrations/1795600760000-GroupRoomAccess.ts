@@ -43,6 +43,14 @@ export class GroupRoomAccess1795600760000 implements MigrationInterface {
     }
     await queryRunner.query(`CREATE INDEX ix_chat_group_room_access_room ON chat_group_room_access (group_room_id)`);
     await queryRunner.query(`CREATE INDEX ix_gr_chat_group_room_access_name_scoped ON chat_group_room_access USING gin (atrium_scoped_grams(tenant_id || '/' || work_chat_user_id, name))`);
+    // Who has a room, written once: its owner and its staff members (type 1). A single-SELECT SQL function, which the
+    // planner inlines into each statement below.
+    await queryRunner.query(`
+      CREATE FUNCTION chat_group_room_staff(room_tenant_id text, room_id uuid, room_owner text) RETURNS SETOF text LANGUAGE sql STABLE AS $$
+        SELECT room_owner
+        UNION
+        SELECT m.member_user_id FROM chat_group_member m WHERE m.tenant_id = room_tenant_id AND m.group_room_id = room_id AND m.member_type = 1
+      $$`);
     await queryRunner.query(`
       CREATE FUNCTION chat_group_room_access_refresh(room_ids uuid[]) RETURNS void LANGUAGE plpgsql AS $$
       BEGIN
@@ -57,20 +65,13 @@ export class GroupRoomAccess1795600760000 implements MigrationInterface {
          WHERE a.group_room_id = ids.id
            AND NOT EXISTS (
              SELECT 1 FROM chat_group_room r
-              WHERE r.id = a.group_room_id AND r.tenant_id = a.tenant_id
-                AND (r.owner_work_chat_user_id = a.work_chat_user_id
-                     OR EXISTS (SELECT 1 FROM chat_group_member m
-                                 WHERE m.tenant_id = a.tenant_id AND m.group_room_id = a.group_room_id
-                                   AND m.member_user_id = a.work_chat_user_id AND m.member_type = 1)));
+              CROSS JOIN LATERAL chat_group_room_staff(r.tenant_id, r.id, r.owner_work_chat_user_id) AS staff(user_id)
+              WHERE r.id = a.group_room_id AND r.tenant_id = a.tenant_id AND staff.user_id = a.work_chat_user_id);
         INSERT INTO chat_group_room_access AS a (tenant_id, work_chat_user_id, group_room_id, created_at, updated_at, name, member_count)
         SELECT r.tenant_id, staff.user_id, r.id, r.created_at, r.updated_at, r.name, r.member_count
           FROM chat_group_room r
           JOIN (SELECT DISTINCT unnest(room_ids) AS id) AS ids ON ids.id = r.id
-         CROSS JOIN LATERAL (
-           SELECT r.owner_work_chat_user_id
-           UNION
-           SELECT m.member_user_id FROM chat_group_member m WHERE m.tenant_id = r.tenant_id AND m.group_room_id = r.id AND m.member_type = 1
-         ) AS staff(user_id)
+         CROSS JOIN LATERAL chat_group_room_staff(r.tenant_id, r.id, r.owner_work_chat_user_id) AS staff(user_id)
         ON CONFLICT (tenant_id, work_chat_user_id, group_room_id) DO UPDATE
           SET created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, name = EXCLUDED.name, member_count = EXCLUDED.member_count
           WHERE (a.created_at, a.updated_at, a.name, a.member_count) IS DISTINCT FROM (EXCLUDED.created_at, EXCLUDED.updated_at, EXCLUDED.name, EXCLUDED.member_count);
@@ -85,11 +86,7 @@ export class GroupRoomAccess1795600760000 implements MigrationInterface {
           INSERT INTO chat_group_room_access (tenant_id, work_chat_user_id, group_room_id, created_at, updated_at, name, member_count)
           SELECT r.tenant_id, staff.user_id, r.id, r.created_at, r.updated_at, r.name, r.member_count
             FROM new_rooms r
-           CROSS JOIN LATERAL (
-             SELECT r.owner_work_chat_user_id
-             UNION
-             SELECT m.member_user_id FROM chat_group_member m WHERE m.tenant_id = r.tenant_id AND m.group_room_id = r.id AND m.member_type = 1
-           ) AS staff(user_id)
+           CROSS JOIN LATERAL chat_group_room_staff(r.tenant_id, r.id, r.owner_work_chat_user_id) AS staff(user_id)
           ON CONFLICT DO NOTHING;
         ELSIF TG_OP = 'UPDATE' THEN
           PERFORM chat_group_room_access_refresh(ARRAY(
@@ -138,11 +135,7 @@ export class GroupRoomAccess1795600760000 implements MigrationInterface {
       INSERT INTO chat_group_room_access (tenant_id, work_chat_user_id, group_room_id, created_at, updated_at, name, member_count)
       SELECT r.tenant_id, staff.user_id, r.id, r.created_at, r.updated_at, r.name, r.member_count
         FROM chat_group_room r
-       CROSS JOIN LATERAL (
-         SELECT r.owner_work_chat_user_id
-         UNION
-         SELECT m.member_user_id FROM chat_group_member m WHERE m.tenant_id = r.tenant_id AND m.group_room_id = r.id AND m.member_type = 1
-       ) AS staff(user_id)`);
+       CROSS JOIN LATERAL chat_group_room_staff(r.tenant_id, r.id, r.owner_work_chat_user_id) AS staff(user_id)`);
     for (const key of SORT_KEYS) await queryRunner.query(`DROP INDEX IF EXISTS ix_ls_chat_group_room_tenant_id_${key}_id`);
     await queryRunner.query(`DROP INDEX IF EXISTS ix_gr_chat_group_room_name_scoped`);
     await queryRunner.query(`DROP INDEX IF EXISTS ix_ls_chat_group_member_tenant_member`);
@@ -159,6 +152,7 @@ export class GroupRoomAccess1795600760000 implements MigrationInterface {
     await queryRunner.query(`DROP FUNCTION IF EXISTS chat_group_room_access_members()`);
     await queryRunner.query(`DROP FUNCTION IF EXISTS chat_group_room_access_rooms()`);
     await queryRunner.query(`DROP FUNCTION IF EXISTS chat_group_room_access_refresh(uuid[])`);
+    await queryRunner.query(`DROP FUNCTION IF EXISTS chat_group_room_staff(text, uuid, text)`);
     await queryRunner.query(`DROP TABLE IF EXISTS chat_group_room_access`);
   }
 }
