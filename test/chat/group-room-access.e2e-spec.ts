@@ -153,8 +153,17 @@ describe('group room access (issue 23)', () => {
         }
       }
     }
-    // A staff member with no room sees none; another tenant's staff member of the same id sees none of these.
+    // A staff member with no room sees none; another tenant's staff member of the same id sees none of these, and
+    // cannot reach them with this tenant's path and its own token either.
     expect((await rooms('zhaoliu', {}).expect(200)).body.totalElements).toBe(0);
+    const other = 'roomacc2';
+    await newTenant(testApp, other);
+    const otherToken = (await builtInToken(testApp.baseUrl, await newClient(testApp, { tenantId: other }))).access_token;
+    await newStaffUser(testApp, await newCorp(testApp, otherToken, other, 'Other Corp'), 'zhangsan');
+    const theirs = await request(testApp.baseUrl).get(`/api/${other}/console/workChat/zhangsan/contact/room`).query({ size: 200 }).auth(otherToken, { type: 'bearer' }).expect(200);
+    expect(theirs.body.totalElements).toBe(0);
+    expect(theirs.body.content).toEqual([]);
+    await request(testApp.baseUrl).get(`/api/${tenant}/console/workChat/zhangsan/contact/room`).auth(otherToken, { type: 'bearer' }).expect(403);
   });
 
   it('reads a page in order from the access index (plan check), and cannot without it', async () => {
