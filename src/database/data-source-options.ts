@@ -19,7 +19,8 @@ export const OLTP_SESSION_OPTIONS = '-c max_parallel_workers_per_gather=0 -c jit
  * `TypeOrmModule.forFeature` (autoLoadEntities), so this file knows no wing. The pool has `settings.poolMax`
  * connections, each with the connect and statement timeouts of issue 20 item 1 (database.config.ts), so a stopped or
  * frozen database fails a query within those bounds (then answered 503 by the problem filter), and the
- * {@link OLTP_SESSION_OPTIONS}.
+ * {@link OLTP_SESSION_OPTIONS}. With `settings.preparedStatements`, texts registered by guarded-pg.ts
+ * `prepareOnFirstUse` (the hot lists' page statements) run as named prepared statements.
  * @param url postgres:// connection URL
  * @param settings pool size and timeouts (ms); the documented defaults when omitted (tools, tests)
  */
@@ -34,7 +35,13 @@ export function buildDataSourceOptions(url: string, settings: DatabaseSettings =
     migrationsTransactionMode: 'each',
     synchronize: false,
     namingStrategy: new SnakeNamingStrategy(),
-    extra: { options: `-c timezone=UTC ${OLTP_SESSION_OPTIONS}`, max: settings.poolMax, application_name: 'atrium', ...pgClientOptions(settings) },
+    extra: {
+      options: `-c timezone=UTC ${OLTP_SESSION_OPTIONS}`,
+      max: settings.poolMax,
+      application_name: 'atrium',
+      preparedStatements: settings.preparedStatements,
+      ...pgClientOptions(settings),
+    },
     logger: new TypeOrmNestLogger(),
     logging: ['error', 'warn', 'migration'],
     maxQueryExecutionTime: 1000,

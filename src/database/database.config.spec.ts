@@ -8,7 +8,7 @@ const load = (env: Record<string, string>) => loadConfiguration<{ database: Data
 describe('databaseConfig (issue 20 items 1 and 6)', () => {
   it('defaults to the documented timeouts and pool sizes (15 connections per instance)', () => {
     expect(load({})).toEqual(DEFAULT_DATABASE_SETTINGS);
-    expect(DEFAULT_DATABASE_SETTINGS).toEqual({ connectTimeoutMs: 5000, statementTimeoutMs: 30_000, migrationStatementTimeoutMs: 600_000, poolMax: 10, jobsPoolMax: 4, healthTimeoutMs: 1500 });
+    expect(DEFAULT_DATABASE_SETTINGS).toEqual({ connectTimeoutMs: 5000, statementTimeoutMs: 30_000, migrationStatementTimeoutMs: 600_000, poolMax: 10, jobsPoolMax: 4, healthTimeoutMs: 1500, preparedStatements: true });
   });
 
   it('reads every variable', () => {

@@ -1,8 +1,11 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ConfigVariable, declareConfig } from '../config/config-variable';
 
 const DATABASE = 'Database and files';
+
+/** `'true'`/`'false'` from the environment to a boolean (anything else stays and fails validation). */
+const toFlag = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 /**
  * Timeouts and pool sizes of the app's PostgreSQL connections (issue 20 items 1 and 6): a database that stops or
@@ -61,6 +64,15 @@ export class DatabaseVariables {
   })
   @IsOptional() @Type(() => Number) @IsInt() @Min(100) @Max(10_000)
   DATABASE_HEALTH_TIMEOUT_MS: number = 1_500;
+
+  @ConfigVariable({
+    group: DATABASE,
+    description:
+      'run the page statements of the hot lists as named prepared statements, parsed and planned once per pooled connection instead of on every request. Turn off behind a connection pooler that cannot keep them (PgBouncer before 1.21 in transaction mode)',
+    unit: 'flag',
+  })
+  @IsOptional() @Transform(toFlag) @IsBoolean()
+  DATABASE_PREPARED_STATEMENTS: boolean = true;
 }
 
 /** The connection settings every pool of the app uses (ms and counts as named). */
@@ -71,6 +83,8 @@ export interface DatabaseSettings {
   poolMax: number;
   jobsPoolMax: number;
   healthTimeoutMs: number;
+  /** Named prepared statements for registered texts (guarded-pg.ts `prepareOnFirstUse`). */
+  preparedStatements: boolean;
 }
 
 /** Defaults, for tools and tests that build a pool without the app's configuration. */
@@ -81,6 +95,7 @@ export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = {
   poolMax: 10,
   jobsPoolMax: 4,
   healthTimeoutMs: 1_500,
+  preparedStatements: true,
 };
 
 /** The slice `database`: see {@link DatabaseSettings}. */
@@ -95,6 +110,7 @@ export const databaseConfig = declareConfig({
       poolMax: vars.DATABASE_POOL_MAX,
       jobsPoolMax: vars.DATABASE_JOBS_POOL_MAX,
       healthTimeoutMs: vars.DATABASE_HEALTH_TIMEOUT_MS,
+      preparedStatements: vars.DATABASE_PREPARED_STATEMENTS,
     } satisfies DatabaseSettings,
   }),
 });

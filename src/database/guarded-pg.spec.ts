@@ -1,5 +1,5 @@
 import type { ClientBase } from 'pg';
-import { dropOnReadTimeout, guardedPgDriver, GuardedPool } from './guarded-pg';
+import { dropOnReadTimeout, guardedPgDriver, GuardedPool, prepareOnFirstUse, preparedNameOf, runPreparedByName } from './guarded-pg';
 
 /** A stand-in for a pg client: its query answers what `answer` says; its socket is a spy. */
 function fakeClient(answer: () => Promise<unknown>) {
@@ -42,5 +42,58 @@ describe('guarded pg (issue 20 item 1: a frozen server)', () => {
     expect(driver.Pool).toBe(GuardedPool);
     expect(typeof driver.Client).toBe('function');
     expect(driver.types).toBeDefined();
+  });
+});
+
+describe('named prepared statements (issue 14 acceptance 1: a hot list planned once per connection)', () => {
+  /** A stand-in client recording what reaches pg's query, with {@link runPreparedByName} on top. */
+  function preparingClient() {
+    const seen: unknown[][] = [];
+    const client = { query: jest.fn((...args: unknown[]) => (seen.push(args), Promise.resolve({ rows: [] }))) };
+    runPreparedByName(client as unknown as ClientBase);
+    return { client, seen };
+  }
+
+  it('runs a registered text as a statement named by its text, and every other text as it came', async () => {
+    const text = `SELECT $1::int AS registered /* ${Math.random()} */`;
+    prepareOnFirstUse(text);
+    const name = preparedNameOf(text)!;
+    expect(name).toMatch(/^atrium_[A-Za-z0-9_-]{32}$/);
+    const { client, seen } = preparingClient();
+    await client.query(text, [1]);
+    await client.query('SELECT 2', [2]);
+    await client.query(text); // no values array: not the shape TypeORM sends, passed on as it came
+    expect(seen).toEqual([[{ name, text, values: [1] }], ['SELECT 2', [2]], [text]]);
+  });
+
+  it('names a text after its content alone, so two texts never share a name', () => {
+    prepareOnFirstUse('SELECT 1 AS a');
+    prepareOnFirstUse('SELECT 1 AS b');
+    expect(preparedNameOf('SELECT 1 AS a')).not.toBe(preparedNameOf('SELECT 1 AS b'));
+    prepareOnFirstUse('SELECT 1 AS a');
+    expect(preparedNameOf('SELECT 1 AS a')).toBe(preparedNameOf('SELECT 1 AS a'));
+  });
+
+  it('runs a statement that went stale (its table changed) again unnamed, then unnamed on that connection; never in a failed transaction', async () => {
+    const text = `SELECT * FROM migrated /* ${Math.random()} */`;
+    prepareOnFirstUse(text);
+    const name = preparedNameOf(text)!;
+    const staleError = () => Object.assign(new Error('cached plan must not change result type'), { code: '0A000' });
+    let status = 'I';
+    const seen: unknown[][] = [];
+    const client = {
+      getTransactionStatus: () => status,
+      query: jest.fn((...args: unknown[]) => (seen.push(args), typeof args[0] === 'object' ? Promise.reject(staleError()) : Promise.resolve({ rows: [1] }))),
+    };
+    runPreparedByName(client as unknown as ClientBase);
+    await expect(client.query(text, [])).resolves.toEqual({ rows: [1] });
+    await expect(client.query(text, [])).resolves.toEqual({ rows: [1] });
+    expect(seen).toEqual([[{ name, text, values: [] }], [text, []], [text, []]]);
+    const sent = jest.fn((..._args: unknown[]) => Promise.reject(staleError()));
+    const inTransaction = { getTransactionStatus: () => status, query: sent };
+    runPreparedByName(inTransaction as unknown as ClientBase);
+    status = 'E';
+    await expect(inTransaction.query(text, [])).rejects.toThrow('cached plan must not change result type');
+    expect(sent).toHaveBeenCalledTimes(1);
   });
 });

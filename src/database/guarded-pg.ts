@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+import { createHash } from 'node:crypto';
 import * as pg from 'pg';
 
 /** What a pg client looks like to the guard (the socket is not in pg's typings). */
@@ -35,11 +37,74 @@ export function dropOnReadTimeout(client: pg.ClientBase): void {
   };
 }
 
-/** A pg Pool whose clients drop their socket after a query read timeout (see {@link dropOnReadTimeout}). */
+/**
+ * Statement texts run as named prepared statements (issue 14 acceptance 1): PostgreSQL parses and plans such a text
+ * once per connection instead of on every request. Planning a hot list's page statement cost 0.19 ms of server CPU
+ * against 0.08 ms for executing it (pgbench, 100k contacts). Bounded: the most recently registered
+ * {@link PREPARED_STATEMENTS_MAX} texts; a text that fell out runs unnamed again.
+ */
+export const PREPARED_STATEMENTS_MAX = 1_000;
+const preparedNames = new LRUCache<string, string>({ max: PREPARED_STATEMENTS_MAX });
+
+/**
+ * Registers `text` to run as a named prepared statement on every pooled connection of a pool made with
+ * `preparedStatements: true` (see {@link GuardedPool}). Only for statements whose plan does not depend on their values
+ * much (a list page of a fixed shape, whose filters and order an index serves): after five executions PostgreSQL may
+ * keep one generic plan for every value.
+ * @param text the statement's SQL with `$n` placeholders, exactly as it will be run
+ */
+export function prepareOnFirstUse(text: string): void {
+  if (!preparedNames.has(text)) preparedNames.set(text, `atrium_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`);
+}
+
+/** The name {@link prepareOnFirstUse} gave `text`, if any. */
+export function preparedNameOf(text: string): string | undefined {
+  return preparedNames.get(text);
+}
+
+/** The error of a named statement whose result columns changed since it was prepared (a table changed under it). */
+const STALE_PREPARED = 'cached plan must not change result type';
+
+/**
+ * Runs the texts registered by {@link prepareOnFirstUse} as named statements on this client. A prepared statement
+ * whose table changed its result columns under it (another instance migrated) fails with "cached plan must not
+ * change result type" on this connection for good: it is run again unnamed at once, and unnamed on this connection
+ * from then on (inside a transaction the failure stands: the transaction is already aborted).
+ * @param client a pg client (a pool's, on its `connect` event)
+ */
+export function runPreparedByName(client: pg.ClientBase): void {
+  const guarded = client as unknown as GuardedClient;
+  const query = guarded.query.bind(client);
+  const stale = new Set<string>();
+  guarded.query = (...args: any[]) => {
+    const [text, values] = args as [unknown, unknown];
+    const name = typeof text === 'string' && args.length === 2 && Array.isArray(values) ? preparedNames.get(text) : undefined;
+    if (name === undefined || stale.has(name)) return query(...args);
+    return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
+      // Outside a transaction ('I': idle) only; in one, the failure aborted it and stands.
+      if (!(error instanceof Error && error.message === STALE_PREPARED) || client.getTransactionStatus?.() !== 'I') throw error;
+      stale.add(name);
+      return query(text, values);
+    });
+  };
+}
+
+/** pg Pool options plus `preparedStatements`: run the texts of {@link prepareOnFirstUse} as named statements. */
+export interface GuardedPoolConfig extends pg.PoolConfig {
+  preparedStatements?: boolean;
+}
+
+/**
+ * A pg Pool whose clients drop their socket after a query read timeout (see {@link dropOnReadTimeout}) and, with
+ * `preparedStatements`, run registered texts as named prepared statements ({@link runPreparedByName}).
+ */
 export class GuardedPool extends pg.Pool {
-  constructor(config?: pg.PoolConfig) {
+  constructor(config?: GuardedPoolConfig) {
     super(config);
-    this.on('connect', dropOnReadTimeout);
+    this.on('connect', (client) => {
+      dropOnReadTimeout(client);
+      if (config?.preparedStatements) runPreparedByName(client);
+    });
   }
 }
 

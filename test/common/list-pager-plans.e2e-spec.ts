@@ -142,6 +142,27 @@ describe('ListPager plans', () => {
     expect((await both(builder, { page: 0, size: 4 })).totalExact).toBe(true);
   });
 
+  it('runs a list\'s kept statements as named prepared statements, and a search\'s unnamed (DATABASE_PREPARED_STATEMENTS)', async () => {
+    // One connection (a transaction's runner), whose prepared statements pg_prepared_statements lists.
+    await dataSource.transaction(async (manager) => {
+      const prepared = async () => (await manager.query(`SELECT name, statement FROM pg_prepared_statements`)) as Array<{ name: string; statement: string }>;
+      const before = (await prepared()).length;
+      const listed = await planned.page(contacts('globex', manager).addOrderBy('contact.stateAt', 'DESC', 'NULLS LAST'), { page: 0, size: 5 });
+      const after = await prepared();
+      expect(after).toHaveLength(before + 1);
+      const [statement] = after.filter((row) => row.statement.includes('"contact"."state_at"') && row.statement.includes('ORDER BY'));
+      expect(statement.name).toMatch(/^atrium_/);
+      expect(listed.total).toBe(90);
+      // Same shape, another tenant and page size: the same prepared statement, this request's rows.
+      const again = await planned.page(contacts('acme', manager).addOrderBy('contact.stateAt', 'DESC', 'NULLS LAST'), { page: 0, size: 2 });
+      expect(again).toMatchObject({ total: 130 });
+      expect(again.rows).toHaveLength(2);
+      expect(await prepared()).toHaveLength(before + 1);
+      await planned.page(contacts('globex', manager).andWhere(...containsMatch('contact.name', 'pattern', 'Name 2')).addOrderBy('contact.stateAt', 'DESC', 'NULLS LAST'), { page: 0, size: 5 }, { search: true });
+      expect(await prepared()).toHaveLength(before + 1);
+    });
+  });
+
   it('reads through the builder\'s transaction', async () => {
     await dataSource.transaction(async (manager) => {
       const [{ corp_id: corpId }] = await manager.query(`SELECT corp_id FROM chat_external_contact WHERE tenant_id = 'acme' LIMIT 1`);

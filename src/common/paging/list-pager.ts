@@ -8,6 +8,7 @@ import type { QueryExpressionMap } from 'typeorm/query-builder/QueryExpressionMa
 import { RawSqlResultsToEntityTransformer } from 'typeorm/query-builder/transformer/RawSqlResultsToEntityTransformer';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { secretSealer } from '../crypto/secret-sealer';
+import { prepareOnFirstUse } from '../../database/guarded-pg';
 import { searchTermIsCommon, type ListSearch } from '../../database/like-contains';
 import { cursorKeyOf, listFingerprint, openCursor, signCursor } from './cursor';
 import { keysetPhases, type OrderKey } from './keyset.rules';
@@ -194,7 +195,9 @@ interface ListPlan {
  *   columns, far page, cursor phases) are derived once per shape and kept (PAGING_PLAN_CACHE_MAX_ENTRIES); a request
  *   renders the builder's SQL once (not at all when its caller names the shape), binds its own values (LIMIT and OFFSET are parameters) and hydrates the rows
  *   directly when the entity's columns are plain properties ({@link PlainHydration}), else with TypeORM's own
- *   transformer: the same statements, entities and answers as building each statement per request.
+ *   transformer: the same statements, entities and answers as building each statement per request. Lists without a
+ *   search term run their kept statements as named prepared statements (DATABASE_PREPARED_STATEMENTS): PostgreSQL
+ *   plans each once per connection (planning cost more server CPU than executing a page 0: 0.19 against 0.08 ms).
  *   Builders the plan does not cover (a lock, limit/offset, selected joins, relation ids, result cache, load
  *   listeners) are paged by building each statement, as before.
  * Cursors are signed with a key derived from ATRIUM_SECRET_KEY (every key of a rotation verifies).
@@ -283,17 +286,22 @@ export class ListPager {
   ): Promise<ListSlice<T>> {
     const cap = kind.search ? (this.options.searchExactCap ?? this.options.exactCap) : this.options.exactCap;
     const plan = this.planOf(builder, cap, kind.shape);
-    const reading = { walk: kind.walk === true, countInPage: kind.candidates === true && kind.walk !== true };
+    // Without a search term a list's filters are equalities and ranges its sort index serves, whatever their values:
+    // one plan fits them all, so its statements run prepared (a search's plan depends on its term: not prepared).
+    const reading = { walk: kind.walk === true, countInPage: kind.candidates === true && kind.walk !== true, prepared: !kind.search };
     return plan ? this.pageByPlan(plan, builder, request, cap, reading) : this.pageByBuilder(builder, request, cap, reading);
   }
 
-  /** {@link page} through a kept plan: one SQL rendering, one statement (two for a cursor past a NULL boundary). */
+  /**
+   * {@link page} through a kept plan: one SQL rendering, one statement (two for a cursor past a NULL boundary); with
+   * `prepared`, the statement is a named prepared statement (guarded-pg.ts, DATABASE_PREPARED_STATEMENTS).
+   */
   private async pageByPlan<T extends ObjectLiteral>(
     plan: ListPlan,
     builder: SelectQueryBuilder<T>,
     request: PageRequest,
     cap: number,
-    { walk, countInPage }: { walk: boolean; countInPage: boolean },
+    { walk, countInPage, prepared }: { walk: boolean; countInPage: boolean; prepared: boolean },
   ): Promise<ListSlice<T>> {
     const connection = builder.connection;
     const driver = connection.driver;
@@ -331,6 +339,7 @@ export class ListPager {
       if (wanted <= 0) break;
       parameters[LIMIT_PARAMETER] = cursor ? wanted : request.size + 1;
       const [sql, values] = bindNamed(driver, statement.named, parameters);
+      if (prepared) prepareOnFirstUse(sql);
       const raw = (await (runner ? runner.query(sql, values) : connection.query(sql, values))) as Array<Record<string, string | null>>;
       if (index === 0 && withCount && raw.length > 0) counted = Number(raw[0][TOTAL_COLUMN]);
       const transformer = runner ? new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], runner) : (statement.transformer ??= new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], undefined));
