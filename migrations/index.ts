@@ -46,6 +46,7 @@ import { EvaluationTargetLatencyRollups1795600751000 } from './1795600751000-Eva
 import { GroupRoomAccess1795600760000 } from './1795600760000-GroupRoomAccess';
 import { ScenarioSortIndexesHoldName1795600770000 } from './1795600770000-ScenarioSortIndexesHoldName';
 import { EvaluationRunLeaseDue1795600780000 } from './1795600780000-EvaluationRunLeaseDue';
+import { ListGenerations1795600790000 } from './1795600790000-ListGenerations';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -97,4 +98,5 @@ export const ALL_MIGRATIONS = [
   GroupRoomAccess1795600760000,
   ScenarioSortIndexesHoldName1795600770000,
   EvaluationRunLeaseDue1795600780000,
+  ListGenerations1795600790000,
 ];

@@ -350,7 +350,7 @@ export class ContactWaysService {
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`way.${property}`, direction);
     // Ties: the pager adds the id in the first key's direction (one index per sort serves both directions).
     // A name/userName search counts exactly only up to PAGING_SEARCH_TOTAL_EXACT_CAP (docs/lists-and-search.md).
-    const { rows, ...slice } = await this.pager.page(builder, filter, { search: filter.name !== undefined || filter.userName !== undefined, candidates: !commonName });
+    const { rows, ...slice } = await this.pager.page(builder, filter, { search: filter.name !== undefined || filter.userName !== undefined, candidates: !commonName, tenantId });
     return toPage(await this.views(tenantId, rows), slice, filter);
   }
 

@@ -110,7 +110,7 @@ export class ExternalContactsService {
     // Without a keyword the statement's shape is which filters are given and the sort: named, the pager skips
     // rendering the builder's SQL per request (issue 14 acceptance 1). A search's SQL depends on its term: not named.
     const shape = query.keyword ? undefined : `staff-contacts:${[query.corpId, query.state, query.aiEnabled !== undefined, range.start, range.end].map((given) => (given ? 1 : 0)).join('')}:${JSON.stringify(order)}`;
-    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword), shape, candidates: !commonKeyword });
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword), shape, candidates: !commonKeyword, tenantId });
     const names = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
     return toPage(rows.map((row) => toChatContactsExternalDto(row, names.get(row.corpId) ?? '')), slice, query);
   }
@@ -190,7 +190,7 @@ export class ExternalContactsService {
     // Ties: id ascending under the default (descending) order, descending under an ascending one, so one index per
     // sort serves both directions (migration 1795600200000).
     builder.addOrderBy('contact.id', Object.values(order)[0] === 'ASC' ? 'DESC' : 'ASC');
-    const { rows, ...slice } = await this.pager.page(builder, query);
+    const { rows, ...slice } = await this.pager.page(builder, query, { tenantId });
     return toPage(rows.map((row) => toExternalContactDtoV1(row, corp.corpName)), slice, query);
   }
 

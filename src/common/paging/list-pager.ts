@@ -11,6 +11,7 @@ import { secretSealer } from '../crypto/secret-sealer';
 import { prepareOnFirstUse } from '../../database/guarded-pg';
 import { searchTermIsCommon, type ListSearch } from '../../database/like-contains';
 import { cursorKeyOf, listFingerprint, openCursor, signCursor } from './cursor';
+import { generationCovers, generationSql } from './list-generation';
 import { keysetPhases, type OrderKey } from './keyset.rules';
 import { NamedSql, type ParameterStyle } from './named-sql';
 
@@ -30,6 +31,13 @@ export const SHAPE_CHECKS = 100;
 /** Named parameters of a page statement's LIMIT / OFFSET (bound per request, so one statement text serves every page). */
 const LIMIT_PARAMETER = 'list_page_limit';
 const OFFSET_PARAMETER = 'list_page_offset';
+/** Named parameters of a generation-checked count: the list's tenant, and the generation its kept total was counted at. */
+const GENERATION_TENANT_PARAMETER = 'list_generation_tenant';
+const KNOWN_GENERATION_PARAMETER = 'list_known_generation';
+/** The raw column carrying the tenant's generation of the list's table (list-generation.ts). */
+const GENERATION_COLUMN = 'list_generation';
+/** Exact totals kept with their generation, per filter. */
+const GENERATION_TOTALS_MAX = 10_000;
 
 /** What a list request asks for: `page`/`size` (the spec's paging) and, instead of `page`, an opaque `cursor`. */
 export interface PageRequest {
@@ -69,6 +77,12 @@ export interface ListPagerOptions {
 interface KnownTotal {
   total: number;
   exact: boolean;
+}
+
+/** An exact total and the generation of its tenant's rows it was counted at (list-generation.ts). */
+interface GenerationTotal {
+  total: number;
+  generation: string;
 }
 
 /** One derived statement of a list: its SQL with TypeORM's named parameters (`:name`), and what hydrates its rows. */
@@ -173,6 +187,8 @@ interface ListPlan {
   listNamed: NamedSql;
   /** `SELECT 1 …` with the list's filters and no order: the count and the estimate read it. */
   countSql: string;
+  /** The list's table when its totals can be checked by generation ({@link generationCovers}), else undefined. */
+  generationTable?: string;
   /** Statements by variant (offset or cursor, with or without the count column). */
   statements: Map<string, PlannedStatement>;
 }
@@ -206,6 +222,8 @@ interface ListPlan {
 export class ListPager {
   private readonly totals?: LRUCache<string, KnownTotal>;
   private readonly countsInFlight = new Map<string, Promise<KnownTotal>>();
+  /** Exact totals by filter with the generation they were counted at: reused while it holds. */
+  private readonly generationTotals = new LRUCache<string, GenerationTotal>({ max: GENERATION_TOTALS_MAX });
   private readonly options: ListPagerOptions;
   /** Plans by entity (per data source, since metadata is), then by cap and SQL shape. */
   private readonly plans = new WeakMap<EntityMetadata, LRUCache<string, ListPlan>>();
@@ -276,19 +294,22 @@ export class ListPager {
    * @param kind.candidates the builder's filter reads its candidates from a search index and sorts them (a rare term):
    *   the page's statement reads every match anyway, so an offset page counts them there, with a window
    *   (`count(*) OVER ()`), instead of reading them a second time for the count
+   * @param kind.tenantId the tenant the builder's filter confines the list to: when its table keeps a change generation
+   *   per tenant (list-generation.ts) and the list has no search term, an exact total is counted once per generation
+   *   and reused while the tenant's rows are unchanged, checked in the page's own statement (outside a transaction)
    * @throws BadRequestException (400) a cursor that is malformed, altered, or made by another list/tenant/filter/sort
    * @throws Error one shape named for two different statements (a programming error)
    */
   async page<T extends ObjectLiteral>(
     builder: SelectQueryBuilder<T>,
     request: PageRequest,
-    kind: { search?: boolean; shape?: string; walk?: boolean; candidates?: boolean } = {},
+    kind: { search?: boolean; shape?: string; walk?: boolean; candidates?: boolean; tenantId?: string } = {},
   ): Promise<ListSlice<T>> {
     const cap = kind.search ? (this.options.searchExactCap ?? this.options.exactCap) : this.options.exactCap;
     const plan = this.planOf(builder, cap, kind.shape);
     // Without a search term a list's filters are equalities and ranges its sort index serves, whatever their values:
     // one plan fits them all, so its statements run prepared (a search's plan depends on its term: not prepared).
-    const reading = { walk: kind.walk === true, countInPage: kind.candidates === true && kind.walk !== true, prepared: !kind.search };
+    const reading = { walk: kind.walk === true, countInPage: kind.candidates === true && kind.walk !== true, prepared: !kind.search, tenantId: kind.search ? undefined : kind.tenantId };
     return plan ? this.pageByPlan(plan, builder, request, cap, reading) : this.pageByBuilder(builder, request, cap, reading);
   }
 
@@ -301,11 +322,13 @@ export class ListPager {
     builder: SelectQueryBuilder<T>,
     request: PageRequest,
     cap: number,
-    { walk, countInPage, prepared }: { walk: boolean; countInPage: boolean; prepared: boolean },
+    { walk, countInPage, prepared, tenantId }: { walk: boolean; countInPage: boolean; prepared: boolean; tenantId?: string },
   ): Promise<ListSlice<T>> {
     const connection = builder.connection;
     const driver = connection.driver;
     const parameters = builder.getParameters();
+    // The builder's own runner (a transaction's), else one from the pool for the statement, as TypeORM's execution does.
+    const runner = (builder as unknown as { queryRunner?: QueryRunner }).queryRunner;
     const [listSql, listParameters] = bindNamed(driver, plan.listNamed, parameters);
     const fingerprint = listFingerprint(listSql, listParameters);
     const cursor = request.cursor ? openCursor(request.cursor, this.verifyKeys(), fingerprint, plan.keys.length) : undefined;
@@ -315,25 +338,31 @@ export class ListPager {
     const countKey = `${plan.countSql}\u0000${JSON.stringify(listParameters)}`;
     const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey) ?? (walk ? this.total(countKey, PAST_CAP, connection, () => driver.escapeQueryWithParameters(plan.countSql, parameters), cap) : undefined);
     const withCount = known === undefined;
+    // A transaction may see its own uncommitted writes (and their generation): its counts are neither reused nor kept.
+    const byGeneration = withCount && tenantId !== undefined && plan.generationTable !== undefined && !runner && !countInPage;
+    const kept = byGeneration ? this.generationTotals.get(countKey) : undefined;
+    if (byGeneration) {
+      parameters[GENERATION_TENANT_PARAMETER] = tenantId;
+      parameters[KNOWN_GENERATION_PARAMETER] = kept?.generation ?? '';
+    }
+    const countKind = !withCount ? false : byGeneration ? 'generation' : 'capped';
 
     let statements: PlannedStatement[];
     if (cursor) {
       const phases = keysetPhases(plan.keys, cursor.k);
       Object.assign(parameters, phases[0].parameters);
-      statements = phases.map((phase, index) => this.plannedStatement(plan, walk ? 'farPhase' : 'phase', withCount && index === 0 ? 'capped' : false, cap, phase.where));
+      statements = phases.map((phase, index) => this.plannedStatement(plan, walk ? 'farPhase' : 'phase', index === 0 ? countKind : false, cap, phase.where));
     } else {
       const offset = pageNumber * request.size;
       parameters[OFFSET_PARAMETER] = offset;
       const kind = walk || offset >= DEFERRED_ROWS_MIN_OFFSET ? 'far' : offset > 0 ? 'near' : 'first';
-      statements = [this.plannedStatement(plan, kind, withCount ? (countInPage && kind !== 'far' ? 'window' : 'capped') : false, cap)];
+      statements = [this.plannedStatement(plan, kind, withCount && countInPage && kind !== 'far' ? 'window' : countKind, cap)];
     }
     let counted: number | undefined;
     const rows: T[] = [];
     const rowKeys: Array<Array<string | null>> = [];
     const raws: Array<Record<string, unknown>> = [];
     const primary = primaryOf(plan.ordered);
-    // The builder's own runner (a transaction's), else one from the pool for the statement, as TypeORM's execution does.
-    const runner = (builder as unknown as { queryRunner?: QueryRunner }).queryRunner;
     for (const [index, statement] of statements.entries()) {
       const wanted = request.size + 1 - rows.length;
       if (wanted <= 0) break;
@@ -341,7 +370,7 @@ export class ListPager {
       const [sql, values] = bindNamed(driver, statement.named, parameters);
       if (prepared) prepareOnFirstUse(sql);
       const raw = (await (runner ? runner.query(sql, values) : connection.query(sql, values))) as Array<Record<string, string | null>>;
-      if (index === 0 && withCount && raw.length > 0) counted = Number(raw[0][TOTAL_COLUMN]);
+      if (index === 0 && withCount && raw.length > 0) counted = byGeneration ? this.countedByGeneration(countKey, raw[0], kept, cap) : Number(raw[0][TOTAL_COLUMN]);
       const transformer = runner ? new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], runner) : (statement.transformer ??= new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], undefined));
       if (statement.hydration === undefined) statement.hydration = plainHydration(statement.expressionMap, transformer, driver);
       const entities =
@@ -449,6 +478,19 @@ export class ListPager {
   }
 
   /**
+   * The count a generation-checked statement carried: its capped count when the tenant's generation moved since `kept`
+   * (kept for the new generation when exact), else `kept`'s total (the statement counted nothing).
+   * @param row the statement's first row (its count and generation columns)
+   */
+  private countedByGeneration(countKey: string, row: Record<string, string | null>, kept: GenerationTotal | undefined, cap: number): number {
+    const generation = String(row[GENERATION_COLUMN]);
+    if (row[TOTAL_COLUMN] === null && kept?.generation === generation) return kept.total;
+    const counted = Number(row[TOTAL_COLUMN]);
+    if (counted <= cap) this.generationTotals.set(countKey, { total: counted, generation });
+    return counted;
+  }
+
+  /**
    * The total from the capped count of this page's statement (or counted alone), estimated past the cap.
    * @param counted the capped count, undefined when the statement carried none, or {@link PAST_CAP} (a walked search:
    *   known to pass the cap, so only the planner's estimate is asked)
@@ -493,7 +535,19 @@ export class ListPager {
       const ordered = builder.clone();
       const keys = orderKeysOf(ordered);
       const listSql = ordered.getQuery();
-      plan = { shapeSql: shapeSql ?? builder.getQuery(), checksLeft: SHAPE_CHECKS, ordered, keys, listSql, listNamed: new NamedSql(listSql), countSql: countBuilderOf(ordered).getQuery(), statements: new Map() };
+      const countSql = countBuilderOf(ordered).getQuery();
+      const table = metadata.tableName;
+      plan = {
+        shapeSql: shapeSql ?? builder.getQuery(),
+        checksLeft: SHAPE_CHECKS,
+        ordered,
+        keys,
+        listSql,
+        listNamed: new NamedSql(listSql),
+        countSql,
+        generationTable: generationCovers(table, countSql) ? table : undefined,
+        statements: new Map(),
+      };
       byShape.set(key, plan);
     }
     return plan;
@@ -521,9 +575,11 @@ export class ListPager {
    * A statement of the plan, derived with the query builder on first use and kept: `first` (offset 0), `near`
    * (offset below {@link DEFERRED_ROWS_MIN_OFFSET}), `far` (ids first), `phase` (a cursor's keyset condition
    * `where`) or `farPhase` (the same, ids first: a walked search); with a count column (`capped`: a subquery counting
-   * at most cap + 1 matches; `window`: the matches the statement itself reads, for first and near pages) or without.
+   * at most cap + 1 matches; `window`: the matches the statement itself reads, for first and near pages;
+   * `generation`: the capped count only when the tenant's generation is not the kept total's, NULL when it is, beside
+   * a column with the generation) or without.
    */
-  private plannedStatement(plan: ListPlan, kind: 'first' | 'near' | 'far' | 'phase' | 'farPhase', count: false | 'capped' | 'window', cap: number, where = ''): PlannedStatement {
+  private plannedStatement(plan: ListPlan, kind: 'first' | 'near' | 'far' | 'phase' | 'farPhase', count: false | 'capped' | 'window' | 'generation', cap: number, where = ''): PlannedStatement {
     // Variants are few per shape: the offset kinds, and the cursor conditions by which of the cursor's values are NULL.
     const variant = `${kind}\u0000${count}\u0000${where}`;
     const known = plan.statements.get(variant);
@@ -544,7 +600,14 @@ export class ListPager {
       if (kind === 'near') tail += ` OFFSET :${OFFSET_PARAMETER}`;
     }
     keys.forEach((key, at) => statement.addSelect(`${key.sql}::text`, `${KEY_COLUMN}${at}`));
-    if (count) statement.addSelect(count === 'window' ? WINDOW_COUNT : cappedCountOf(countBuilderOf(ordered), cap), TOTAL_COLUMN);
+    if (count === 'generation') {
+      // An InitPlan runs only when its CASE branch is taken: an unchanged generation counts nothing.
+      const generation = generationSql(plan.generationTable!, GENERATION_TENANT_PARAMETER);
+      statement.addSelect(`CASE WHEN ${generation} = :${KNOWN_GENERATION_PARAMETER} THEN NULL ELSE ${cappedCountOf(countBuilderOf(ordered), cap)} END`, TOTAL_COLUMN);
+      statement.addSelect(generation, GENERATION_COLUMN);
+    } else if (count) {
+      statement.addSelect(count === 'window' ? WINDOW_COUNT : cappedCountOf(countBuilderOf(ordered), cap), TOTAL_COLUMN);
+    }
     const sql = `${statement.getQuery()}${tail}`;
     const planned = { sql, named: new NamedSql(sql), expressionMap: statement.expressionMap };
     plan.statements.set(variant, planned);
