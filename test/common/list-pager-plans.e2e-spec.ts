@@ -142,7 +142,7 @@ describe('ListPager plans', () => {
     expect((await both(builder, { page: 0, size: 4 })).totalExact).toBe(true);
   });
 
-  it('runs a list\'s kept statements as named prepared statements, and a search\'s unnamed (DATABASE_PREPARED_STATEMENTS)', async () => {
+  it('runs a list\'s kept statements as named prepared statements when its filters are equalities, and a search\'s or a range\'s unnamed (DATABASE_PREPARED_STATEMENTS)', async () => {
     // One connection (a transaction's runner), whose prepared statements pg_prepared_statements lists.
     await dataSource.transaction(async (manager) => {
       const prepared = async () => (await manager.query(`SELECT name, statement FROM pg_prepared_statements`)) as Array<{ name: string; statement: string }>;
@@ -159,6 +159,10 @@ describe('ListPager plans', () => {
       expect(again.rows).toHaveLength(2);
       expect(await prepared()).toHaveLength(before + 1);
       await planned.page(contacts('globex', manager).andWhere(...containsMatch('contact.name', 'pattern', 'Name 2')).addOrderBy('contact.stateAt', 'DESC', 'NULLS LAST'), { page: 0, size: 5 }, { search: true });
+      expect(await prepared()).toHaveLength(before + 1);
+      // A list or range filter: PostgreSQL's generic plan would guess its selectivity (prepared.rules.ts), so unnamed.
+      await planned.page(contacts('globex', manager).andWhere('contact.state IN (:...states)', { states: ['a', 'b'] }).addOrderBy('contact.stateAt', 'DESC', 'NULLS LAST'), { page: 0, size: 5 });
+      await planned.page(contacts('globex', manager).andWhere('contact.created_at >= :since', { since: '2026-01-01' }).addOrderBy('contact.stateAt', 'DESC', 'NULLS LAST'), { page: 0, size: 5 });
       expect(await prepared()).toHaveLength(before + 1);
     });
   });

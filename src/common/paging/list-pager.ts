@@ -12,6 +12,7 @@ import { prepareOnFirstUse } from '../../database/guarded-pg';
 import { searchTermIsCommon, type ListSearch } from '../../database/like-contains';
 import { cursorKeyOf, listFingerprint, openCursor, signCursor } from './cursor';
 import { generationCovers, generationSql } from './list-generation';
+import { genericPlanSafe } from './prepared.rules';
 import { keysetPhases, type OrderKey } from './keyset.rules';
 import { NamedSql, type ParameterStyle } from './named-sql';
 
@@ -189,6 +190,8 @@ interface ListPlan {
   countSql: string;
   /** The list's table when its totals can be checked by generation ({@link generationCovers}), else undefined. */
   generationTable?: string;
+  /** Whether its statements may run prepared: filters of equalities alone ({@link genericPlanSafe}). */
+  preparable: boolean;
   /** Statements by variant (offset or cursor, with or without the count column). */
   statements: Map<string, PlannedStatement>;
 }
@@ -212,8 +215,9 @@ interface ListPlan {
  *   renders the builder's SQL once (not at all when its caller names the shape), binds its own values (LIMIT and OFFSET are parameters) and hydrates the rows
  *   directly when the entity's columns are plain properties ({@link PlainHydration}), else with TypeORM's own
  *   transformer: the same statements, entities and answers as building each statement per request. Lists without a
- *   search term run their kept statements as named prepared statements (DATABASE_PREPARED_STATEMENTS): PostgreSQL
- *   plans each once per connection (planning cost more server CPU than executing a page 0: 0.19 against 0.08 ms).
+ *   search term whose filters are equalities alone ({@link genericPlanSafe}) run their kept statements as named
+ *   prepared statements (DATABASE_PREPARED_STATEMENTS): PostgreSQL parses them once per connection and may keep one
+ *   generic plan (parsing and planning cost more server CPU than executing a page 0: 0.19 against 0.08 ms).
  *   Builders the plan does not cover (a lock, limit/offset, selected joins, relation ids, result cache, load
  *   listeners) are paged by building each statement, as before.
  * Cursors are signed with a key derived from ATRIUM_SECRET_KEY (every key of a rotation verifies).
@@ -307,8 +311,8 @@ export class ListPager {
   ): Promise<ListSlice<T>> {
     const cap = kind.search ? (this.options.searchExactCap ?? this.options.exactCap) : this.options.exactCap;
     const plan = this.planOf(builder, cap, kind.shape);
-    // Without a search term a list's filters are equalities and ranges its sort index serves, whatever their values:
-    // one plan fits them all, so its statements run prepared (a search's plan depends on its term: not prepared).
+    // A search's plan depends on its term: never prepared. Other lists run prepared when their filters are equalities
+    // alone (plan.preparable), which their sort index serves whatever the values.
     const reading = { walk: kind.walk === true, countInPage: kind.candidates === true && kind.walk !== true, prepared: !kind.search, tenantId: kind.search ? undefined : kind.tenantId };
     return plan ? this.pageByPlan(plan, builder, request, cap, reading) : this.pageByBuilder(builder, request, cap, reading);
   }
@@ -368,7 +372,7 @@ export class ListPager {
       if (wanted <= 0) break;
       parameters[LIMIT_PARAMETER] = cursor ? wanted : request.size + 1;
       const [sql, values] = bindNamed(driver, statement.named, parameters);
-      if (prepared) prepareOnFirstUse(sql);
+      if (prepared && plan.preparable) prepareOnFirstUse(sql);
       const raw = (await (runner ? runner.query(sql, values) : connection.query(sql, values))) as Array<Record<string, string | null>>;
       if (index === 0 && withCount && raw.length > 0) counted = byGeneration ? this.countedByGeneration(countKey, raw[0], kept, cap) : Number(raw[0][TOTAL_COLUMN]);
       const transformer = runner ? new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], runner) : (statement.transformer ??= new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], undefined));
@@ -546,6 +550,7 @@ export class ListPager {
         listNamed: new NamedSql(listSql),
         countSql,
         generationTable: generationCovers(table, countSql) ? table : undefined,
+        preparable: genericPlanSafe(countSql),
         statements: new Map(),
       };
       byShape.set(key, plan);
