@@ -20,8 +20,9 @@ describe('databaseConfig (issue 20 items 1 and 6)', () => {
         DATABASE_POOL_MAX: '30',
         DATABASE_JOBS_POOL_MAX: '6',
         DATABASE_HEALTH_TIMEOUT_MS: '800',
+        DATABASE_PREPARED_STATEMENTS: 'false',
       }),
-    ).toEqual({ connectTimeoutMs: 2000, statementTimeoutMs: 3000, migrationStatementTimeoutMs: 0, poolMax: 30, jobsPoolMax: 6, healthTimeoutMs: 800 });
+    ).toEqual({ connectTimeoutMs: 2000, statementTimeoutMs: 3000, migrationStatementTimeoutMs: 0, poolMax: 30, jobsPoolMax: 6, healthTimeoutMs: 800, preparedStatements: false });
   });
 
   it.each([
@@ -31,8 +32,16 @@ describe('databaseConfig (issue 20 items 1 and 6)', () => {
     ['DATABASE_POOL_MAX', '1'],
     ['DATABASE_JOBS_POOL_MAX', '1'],
     ['DATABASE_HEALTH_TIMEOUT_MS', '60000'],
+    ['DATABASE_PREPARED_STATEMENTS', 'no'],
   ])('refuses %s=%s by name', (name, value) => {
     expect(() => load({ [name]: value })).toThrow(new RegExp(name));
+  });
+
+  it('gives the main pool the prepared-statements switch, on by default', async () => {
+    const { buildDataSourceOptions } = await import('./data-source-options');
+    const extra = (settings: DatabaseSettings) => (buildDataSourceOptions('postgres://x/y', settings) as { extra: Record<string, unknown> }).extra;
+    expect(extra(DEFAULT_DATABASE_SETTINGS)).toMatchObject({ preparedStatements: true });
+    expect(extra(load({ DATABASE_PREPARED_STATEMENTS: 'false' }))).toMatchObject({ preparedStatements: false });
   });
 
   it('gives pg clients the connect, statement and client-side read timeouts, and none for an unlimited migration', () => {
