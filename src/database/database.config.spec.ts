@@ -2,6 +2,7 @@ import { loadConfiguration } from '../config/config-variable';
 import { coreConfig } from '../config/core.config';
 import { jobsOptionsOf } from '../jobs/jobs.options';
 import { databaseConfig, DEFAULT_DATABASE_SETTINGS, type DatabaseSettings, pgClientOptions } from './database.config';
+import { buildDataSourceOptions } from './data-source-options';
 
 const load = (env: Record<string, string>) => loadConfiguration<{ database: DatabaseSettings }>(env, [coreConfig, databaseConfig]).database;
 
@@ -37,8 +38,7 @@ describe('databaseConfig (issue 20 items 1 and 6)', () => {
     expect(() => load({ [name]: value })).toThrow(new RegExp(name));
   });
 
-  it('gives the main pool the prepared-statements switch, on by default', async () => {
-    const { buildDataSourceOptions } = await import('./data-source-options');
+  it('gives the main pool the prepared-statements switch, on by default', () => {
     const extra = (settings: DatabaseSettings) => (buildDataSourceOptions('postgres://x/y', settings) as { extra: Record<string, unknown> }).extra;
     expect(extra(DEFAULT_DATABASE_SETTINGS)).toMatchObject({ preparedStatements: true });
     expect(extra(load({ DATABASE_PREPARED_STATEMENTS: 'false' }))).toMatchObject({ preparedStatements: false });
