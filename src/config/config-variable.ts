@@ -83,6 +83,9 @@ export function declareConfig<Vars extends object, Slice extends object>(declara
  */
 export const typedSlice = <Slice>(value: Slice): Slice => value;
 
+/** `'true'`/`'false'` from the environment to a boolean; anything else stays and fails `@IsBoolean` (class-transformer `@Transform` for flag variables). */
+export const toFlag = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+
 /** Splits `a, b,,c` into `['a','b','c']` (class-transformer `@Transform` for list variables). */
 export const toList = ({ value }: { value: unknown }) =>
   typeof value === 'string'

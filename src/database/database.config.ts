@@ -1,11 +1,8 @@
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { ConfigVariable, declareConfig } from '../config/config-variable';
+import { ConfigVariable, declareConfig, toFlag } from '../config/config-variable';
 
 const DATABASE = 'Database and files';
-
-/** `'true'`/`'false'` from the environment to a boolean (anything else stays and fails validation). */
-const toFlag = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 /**
  * Timeouts and pool sizes of the app's PostgreSQL connections (issue 20 items 1 and 6): a database that stops or

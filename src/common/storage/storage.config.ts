@@ -1,11 +1,8 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, IsUrl, Matches } from 'class-validator';
-import { ConfigVariable, declareConfig } from '../../config/config-variable';
+import { ConfigVariable, declareConfig, toFlag } from '../../config/config-variable';
 
 const GROUP = 'Object storage';
-
-/** `'true'`/`'false'` from the environment to a boolean (anything else stays and fails validation). */
-const toFlag = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 /** The storage drivers: a local folder (also a shared mount) or an S3-compatible object store. */
 export const STORAGE_DRIVERS = ['local', 's3'] as const;

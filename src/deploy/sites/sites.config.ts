@@ -1,12 +1,9 @@
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
-import { ConfigVariable, declareConfig } from '../../config/config-variable';
+import { ConfigVariable, declareConfig, toFlag } from '../../config/config-variable';
 
 const SITES = 'Deploy sites and uploads';
 const DOCS = 'API documentation';
-
-/** `'true'`/`'false'` from the environment to a boolean (anything else stays and fails validation). */
-const toFlag = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 /**
  * Where published sites are served and what the API origin keeps in the browser (issue 12 item 4): sites on an
