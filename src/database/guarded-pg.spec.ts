@@ -1,5 +1,5 @@
 import type { ClientBase } from 'pg';
-import { dropOnReadTimeout, guardedPgDriver, GuardedPool, prepareOnFirstUse, preparedNameOf, runPreparedByName } from './guarded-pg';
+import { dropOnReadTimeout, guardedPgDriver, GuardedPool, PREPARED_STATEMENTS_MAX, prepareOnFirstUse, preparedNameOf, runPreparedByName } from './guarded-pg';
 
 /** A stand-in for a pg client: its query answers what `answer` says; its socket is a spy. */
 function fakeClient(answer: () => Promise<unknown>) {
@@ -64,6 +64,17 @@ describe('named prepared statements (issue 14 acceptance 1: a hot list planned o
     await client.query('SELECT 2', [2]);
     await client.query(text); // no values array: not the shape TypeORM sends, passed on as it came
     expect(seen).toEqual([[{ name, text, values: [1] }], ['SELECT 2', [2]], [text]]);
+  });
+
+  it('keeps at most PREPARED_STATEMENTS_MAX texts named (a flood of shapes evicts the oldest, which then run unnamed)', async () => {
+    const flood = Array.from({ length: PREPARED_STATEMENTS_MAX + 50 }, (_, index) => `SELECT ${index} AS flooded`);
+    flood.forEach(prepareOnFirstUse);
+    expect(flood.filter((text) => preparedNameOf(text) !== undefined)).toHaveLength(PREPARED_STATEMENTS_MAX);
+    expect(preparedNameOf(flood[0])).toBeUndefined();
+    expect(preparedNameOf(flood[flood.length - 1])).toBeDefined();
+    const { client, seen } = preparingClient();
+    await client.query(flood[0], []);
+    expect(seen).toEqual([[flood[0], []]]);
   });
 
   it('names a text after its content alone, so two texts never share a name', () => {
