@@ -1,6 +1,6 @@
-import { Client } from 'pg';
 import { DataSource, type Logger as TypeOrmLogger, type Migration } from 'typeorm';
 import { buildDataSourceOptions } from './data-source-options';
+import { underSessionLock } from './advisory-lock';
 import { DEFAULT_DATABASE_SETTINGS, type DatabaseSettings, pgClientOptions } from './database.config';
 
 /**
@@ -8,8 +8,6 @@ import { DEFAULT_DATABASE_SETTINGS, type DatabaseSettings, pgClientOptions } fro
  * every Atrium version: `'atrium-m'` as 8 ASCII bytes.
  */
 export const MIGRATION_LOCK_KEY = '7022363516244667757';
-const LOCK_SQL = `SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-const UNLOCK_SQL = `SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
 
 /**
  * Applies the pending migrations of `migrations/` under a PostgreSQL advisory lock, so instances started together
@@ -25,12 +23,7 @@ const UNLOCK_SQL = `SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
  */
 export async function migrateUnderLock(url: string, settings: DatabaseSettings = DEFAULT_DATABASE_SETTINGS, logger?: TypeOrmLogger): Promise<Migration[]> {
   const limit = settings.migrationStatementTimeoutMs;
-  const lock = new Client({ connectionString: url, application_name: 'atrium-migration-lock', ...pgClientOptions(settings, limit) });
-  // A connection error on the idle lock session must not crash the process; the migration's own error is thrown.
-  lock.on('error', () => undefined);
-  await lock.connect();
-  try {
-    await lock.query(LOCK_SQL);
+  return underSessionLock(url, MIGRATION_LOCK_KEY, settings, 'atrium-migration-lock', limit, async () => {
     const options = buildDataSourceOptions(url, { ...settings, poolMax: 1 });
     const dataSource = new DataSource({
       ...options,
@@ -44,8 +37,5 @@ export async function migrateUnderLock(url: string, settings: DatabaseSettings =
     } finally {
       await dataSource.destroy();
     }
-  } finally {
-    await lock.query(UNLOCK_SQL).catch(() => undefined);
-    await lock.end().catch(() => undefined);
-  }
+  });
 }

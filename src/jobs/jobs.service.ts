@@ -20,7 +20,10 @@ import { JOBS_OPTIONS, ResolvedJobsOptions } from './jobs.options';
 import { settlingSql } from './settling-sql';
 import { pgClientOptions } from '../database/database.config';
 import { GuardedPool } from '../database/guarded-pg';
+import { underSessionLock } from '../database/advisory-lock';
 
+/** Key of the session-level advisory lock under which an instance creates its queues: `'atrium-q'` as 8 ASCII bytes. */
+export const QUEUE_CREATION_LOCK_KEY = '7022363516244667761';
 /** pg-boss's SQL builders (no typings): the statements that record a job's end, to recognise them. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const pgBossPlans = require('pg-boss/src/plans') as { completeJobs(schema: string): string; failJobsById(schema: string): string };
@@ -132,7 +135,11 @@ export class JobsService implements OnModuleInit, OnApplicationBootstrap, OnModu
     boss.on('error', (error) => this.logQuietly(`pg-boss: ${error.message}`, error.stack));
     try {
       await boss.start();
-      for (const { name, options } of this.handlers.values()) await this.ensureQueue(boss, name, options);
+      // pg-boss's create_queue run by two instances at once can deadlock (seen on a fresh database: each holds the
+      // job table's partition lock the other's queue insert waits behind). One instance creates its queues at a time.
+      await underSessionLock(this.options.databaseUrl, QUEUE_CREATION_LOCK_KEY, database, 'atrium-jobs-queue-lock', database.migrationStatementTimeoutMs, async () => {
+        for (const { name, options } of this.handlers.values()) await this.ensureQueue(boss, name, options);
+      });
     } catch (error) {
       await boss.stop({ graceful: false, close: false }).catch(() => undefined);
       await pool.end();
