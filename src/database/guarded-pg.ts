@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { ATRIUM_PG_TYPES } from './timestamptz-parser';
 import { createHash } from 'node:crypto';
 import * as pg from 'pg';
 
@@ -95,12 +96,14 @@ export interface GuardedPoolConfig extends pg.PoolConfig {
 }
 
 /**
- * A pg Pool whose clients drop their socket after a query read timeout (see {@link dropOnReadTimeout}) and, with
- * `preparedStatements`, run registered texts as named prepared statements ({@link runPreparedByName}).
+ * A pg Pool whose clients drop their socket after a query read timeout (see {@link dropOnReadTimeout}), parse
+ * timestamps with {@link ATRIUM_PG_TYPES} and, with `preparedStatements`, run registered texts as named prepared
+ * statements ({@link runPreparedByName}).
  */
 export class GuardedPool extends pg.Pool {
   constructor(config?: GuardedPoolConfig) {
-    super(config);
+    // Timestamps are parsed by a fast path of pg's own parser (timestamptz-parser.ts) unless the caller brings its own types.
+    super({ types: ATRIUM_PG_TYPES as unknown as pg.CustomTypesConfig, ...config });
     this.on('connect', (client) => {
       dropOnReadTimeout(client);
       if (config?.preparedStatements) runPreparedByName(client);

@@ -1,0 +1,71 @@
+import * as pg from 'pg';
+import { ATRIUM_PG_TYPES, parseTimestamptz, TIMESTAMPTZ_OID } from './timestamptz-parser';
+
+/** node-postgres's own parser: the reference every answer must equal. */
+const library = pg.types.getTypeParser(TIMESTAMPTZ_OID, 'text') as (text: string) => unknown;
+
+/** The same value by both parsers: equal times (or the same non-Date answer). */
+function expectSameAsLibrary(text: string): void {
+  const ours = parseTimestamptz(text);
+  const theirs = library(text);
+  if (theirs instanceof Date) {
+    expect(ours).toBeInstanceOf(Date);
+    expect([text, (ours as Date).getTime()]).toEqual([text, theirs.getTime()]);
+  } else {
+    expect([text, ours]).toEqual([text, theirs]);
+  }
+}
+
+describe('parseTimestamptz', () => {
+  it('reads what PostgreSQL writes to a UTC session, to the millisecond, as node-postgres does', () => {
+    expect(parseTimestamptz('2026-11-26 13:07:49.123456+00')).toEqual(new Date('2026-11-26T13:07:49.123Z'));
+    expect(parseTimestamptz('2026-11-26 13:07:49+00')).toEqual(new Date('2026-11-26T13:07:49.000Z'));
+    expect(parseTimestamptz('1999-12-31 23:59:59.9999+00')).toEqual(new Date('1999-12-31T23:59:59.999Z'));
+    for (const text of ['2026-02-28 00:00:00.5+00', '2024-02-29 12:30:00.05+00', '2026-01-01 00:00:00.000001+00', '9999-12-31 23:59:59.999999+00', '1000-01-01 00:00:00+00']) {
+      expectSameAsLibrary(text);
+    }
+  });
+
+  it('agrees with node-postgres on 20,000 random times with every fraction length', () => {
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pad = (value: number, width: number) => String(value).padStart(width, '0');
+    for (let index = 0; index < 20_000; index++) {
+      const year = 1000 + Math.floor(random() * 9000);
+      const fraction = Math.floor(random() * 7);
+      const digits = Array.from({ length: fraction }, () => Math.floor(random() * 10)).join('');
+      const text =
+        `${pad(year, 4)}-${pad(1 + Math.floor(random() * 12), 2)}-${pad(1 + Math.floor(random() * 28), 2)} ` +
+        `${pad(Math.floor(random() * 24), 2)}:${pad(Math.floor(random() * 60), 2)}:${pad(Math.floor(random() * 60), 2)}${fraction ? `.${digits}` : ''}+00`;
+      expectSameAsLibrary(text);
+    }
+  });
+
+  it('leaves every other shape to node-postgres (offsets, BC, infinity, short years, junk)', () => {
+    for (const text of [
+      '2026-11-26 13:07:49.123+05:30',
+      '2026-11-26 13:07:49-08',
+      '2026-11-26 13:07:49.5+00 BC',
+      '0099-01-01 00:00:00+00',
+      '0001-01-01 00:00:00+00 BC',
+      'infinity',
+      '-infinity',
+      '2026-11-26 13:07:49.+00',
+      '2026-11-26T13:07:49+00',
+      '2026-1x-26 13:07:49+00',
+      '12026-11-26 13:07:49+00',
+      '2026-11-26 13:07:49.1234567+00',
+      '',
+    ]) {
+      expectSameAsLibrary(text);
+    }
+  });
+
+  it('is the timestamptz text parser of the app pools\' types; other types keep pg\'s parsers', () => {
+    expect(ATRIUM_PG_TYPES.getTypeParser(TIMESTAMPTZ_OID, 'text')).toBe(parseTimestamptz);
+    expect(ATRIUM_PG_TYPES.getTypeParser(TIMESTAMPTZ_OID)).toBe(parseTimestamptz);
+    expect(ATRIUM_PG_TYPES.getTypeParser(TIMESTAMPTZ_OID, 'binary')).toBe(pg.types.getTypeParser(TIMESTAMPTZ_OID, 'binary'));
+    expect(ATRIUM_PG_TYPES.getTypeParser(1114, 'text')).toBe(pg.types.getTypeParser(1114, 'text'));
+    expect(ATRIUM_PG_TYPES.getTypeParser(23)).toBe(pg.types.getTypeParser(23));
+  });
+});
