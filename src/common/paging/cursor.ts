@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /** Longest `cursor` a list accepts (characters); a real one is far shorter. */
 export const MAX_CURSOR_LENGTH = 2048;
@@ -33,9 +33,9 @@ export function listFingerprint(sql: string, parameters: readonly unknown[]): st
 /**
  * Signs a cursor: `base64url(JSON payload).base64url(HMAC-SHA256(key, payload))`. Opaque to clients; the values it
  * carries are a row's sort keys, which that client could already read.
- * @param key the signing key (bytes; see ListPager: derived from ATRIUM_SECRET_KEY)
+ * @param key the signing key ({@link cursorKeyOf}: derived from ATRIUM_SECRET_KEY, see ListPager)
  */
-export function signCursor(payload: CursorPayload, key: Buffer): string {
+export function signCursor(payload: CursorPayload, key: KeyObject): string {
   const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
   return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
 }
@@ -45,7 +45,7 @@ export function signCursor(payload: CursorPayload, key: Buffer): string {
  * with `keyCount` sort keys.
  * @throws BadRequestException (400) malformed, bad signature, another list/tenant/filter/sort, wrong key count
  */
-export function openCursor(cursor: string, keys: readonly Buffer[], fingerprint: string, keyCount: number): CursorPayload {
+export function openCursor(cursor: string, keys: readonly KeyObject[], fingerprint: string, keyCount: number): CursorPayload {
   if (cursor.length > MAX_CURSOR_LENGTH || !CURSOR_PATTERN.test(cursor)) throw invalidCursor('malformed');
   const [body, signature] = cursor.split('.');
   const given = Buffer.from(signature, 'base64url');
@@ -66,7 +66,11 @@ export function openCursor(cursor: string, keys: readonly Buffer[], fingerprint:
   return payload;
 }
 
-/** Derives the cursor signing key from a secret (the sealing key), so cursors verify on every instance sharing it. */
-export function cursorKeyOf(secret: Buffer): Buffer {
-  return createHmac('sha256', secret).update('atrium-list-cursor-v1').digest();
+/**
+ * Derives the cursor signing key from a secret (the sealing key), so cursors verify on every instance sharing it.
+ * A KeyObject, not bytes: Node 24's createHmac checks a Buffer key at ~8 µs a call against ~1.4 µs for a KeyObject
+ * (issue 14: one signature per list page).
+ */
+export function cursorKeyOf(secret: Buffer): KeyObject {
+  return createSecretKey(createHmac('sha256', secret).update('atrium-list-cursor-v1').digest());
 }

@@ -1,5 +1,5 @@
 import { keysetPhases, type OrderKey } from './keyset.rules';
-import { invalidCursor, listFingerprint, openCursor, signCursor } from './cursor';
+import { cursorKeyOf, invalidCursor, listFingerprint, openCursor, signCursor } from './cursor';
 
 const key = (sql: string, desc: boolean, nullable = false, nullsFirst = desc): OrderKey => ({ sql, desc, nullable, nullsFirst });
 
@@ -19,7 +19,7 @@ describe('keysetPhases (issue 23: seek past the cursor row with a range on the f
 });
 
 describe('cursor', () => {
-  const secret = Buffer.alloc(32, 7);
+  const secret = cursorKeyOf(Buffer.alloc(32, 7));
   const fingerprint = listFingerprint('SELECT 1 WHERE tenant = $1', ['acme']);
   it('round-trips and refuses tampering, other keys and other lists', () => {
     const cursor = signCursor({ q: fingerprint, p: 3, k: ['2026-01-01', null, 'id-1'] }, secret);
@@ -27,7 +27,7 @@ describe('cursor', () => {
     const [body, signature] = cursor.split('.');
     const altered = Buffer.from(JSON.stringify({ q: fingerprint, p: 3, k: ['1999-01-01', null, 'id-1'] })).toString('base64url');
     expect(() => openCursor(`${altered}.${signature}`, [secret], fingerprint, 3)).toThrow(/bad signature/);
-    expect(() => openCursor(cursor, [Buffer.alloc(32, 8)], fingerprint, 3)).toThrow(/bad signature/);
+    expect(() => openCursor(cursor, [cursorKeyOf(Buffer.alloc(32, 8))], fingerprint, 3)).toThrow(/bad signature/);
     expect(() => openCursor(cursor, [secret], listFingerprint('SELECT 1 WHERE tenant = $1', ['globex']), 3)).toThrow(/another list, tenant/);
     expect(() => openCursor(cursor, [secret], fingerprint, 2)).toThrow(/malformed/);
     expect(() => openCursor(`${body}`, [secret], fingerprint, 3)).toThrow(/malformed/);

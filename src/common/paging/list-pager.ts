@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { DataSource, EntityMetadata, FindOptionsWhere, ObjectLiteral, QueryRunner, Repository, SelectQueryBuilder } from 'typeorm';
 import { DriverUtils } from 'typeorm/driver/DriverUtils';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
@@ -233,8 +233,8 @@ export class ListPager {
   private readonly plans = new WeakMap<EntityMetadata, LRUCache<string, ListPlan>>();
   /** Whether a data source has any load listener or subscriber (then entities are hydrated by TypeORM's execution path). */
   private readonly listened = new WeakMap<DataSource, boolean>();
-  private fallbackKey?: Buffer;
-  private cursorKeys?: { sealer: unknown; keys: Buffer[] };
+  private fallbackKey?: KeyObject;
+  private cursorKeys?: { sealer: unknown; keys: KeyObject[] };
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Optional() options?: ListPagerOptions) {
     const cap = config.paging?.totalExactCap ?? 10_000;
@@ -619,17 +619,17 @@ export class ListPager {
     return planned;
   }
 
-  private signKey(): Buffer {
+  private signKey(): KeyObject {
     return this.verifyKeys()[0];
   }
 
   /** Cursor keys: derived from each sealing key (current first); a process-random key when none is installed (unit tests). */
-  private verifyKeys(): Buffer[] {
+  private verifyKeys(): KeyObject[] {
     let sealer: ReturnType<typeof secretSealer>;
     try {
       sealer = secretSealer();
     } catch {
-      this.fallbackKey ??= randomBytes(32);
+      this.fallbackKey ??= createSecretKey(randomBytes(32));
       return [this.fallbackKey];
     }
     // Derived once per installed sealer (a rotation installs a new one).
