@@ -9,7 +9,6 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { WorkChatCorpEntity } from '../corps/work-chat-corp.entity';
 import { ChatPlatformError } from '../platform/chat-platform.error';
 import { CHAT_PLATFORM, type ChatPlatform } from '../platform/chat-platform.port';
-import { WorkChatUserEntity } from '../staff-users/work-chat-user.entity';
 import { parseChatTimestamp } from '../common/chat-timestamp';
 import {
   CONTACT_WAY_SORT_FIELDS,
@@ -24,11 +23,11 @@ import { int64ToNumber } from './int64-id';
 import { uniqueViolation } from '../common/db-support';
 import {
   corpsById,
-  digitalStaffById,
   lockDefaultScope,
   platformContext,
   requireDigitalStaff,
   requireStaffUsers,
+  wayPeopleOf,
 } from './way-support';
 import { containsMatch, searchMatch, searchScopeCondition, type ListSearch } from '../../database/like-contains';
 
@@ -350,24 +349,25 @@ export class ContactWaysService {
     for (const [property, direction] of Object.entries(order)) builder.addOrderBy(`way.${property}`, direction);
     // Ties: the pager adds the id in the first key's direction (one index per sort serves both directions).
     // A name/userName search counts exactly only up to PAGING_SEARCH_TOTAL_EXACT_CAP (docs/lists-and-search.md).
-    const { rows, ...slice } = await this.pager.page(builder, filter, { search: filter.name !== undefined || filter.userName !== undefined, candidates: !commonName, tenantId });
+    // Without a search term the statement's shape is which filters are given and the sort: named, the pager skips
+    // rendering the builder's SQL per request (issue 14 item 1). A search's SQL depends on its term: not named.
+    const searched = filter.name !== undefined || filter.userName !== undefined;
+    const given = [corpName, filter.includeHidden || undefined, filter.id, filter.relevanceCode, filter.state, filter.channelName, filter.workChatUserId, filter.startCreateTime, filter.endCreateTime, filter.mobile];
+    const shape = searched ? undefined : `contact-ways:${given.map((value) => (value === undefined ? 0 : 1)).join('')}:${JSON.stringify(order)}`;
+    const { rows, ...slice } = await this.pager.page(builder, filter, { search: searched, shape, candidates: !commonName, tenantId });
     return toPage(await this.views(tenantId, rows), slice, filter);
   }
 
   /** The ways with their corp names, staff users and digital staff names, for the DTO mappers. */
   async views(tenantId: string, rows: ContactWayEntity[]): Promise<ContactWayView[]> {
-    const manager = this.dataSource.manager;
     const corpNames = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
-    const digitalStaff = await digitalStaffById(manager, tenantId, rows.map((row) => row.digitalStaffId));
-    const pairs = rows.flatMap((row) => row.workChatUserIds.map((userId) => ({ corpId: row.corpId, userId })));
-    const staff = pairs.length
-      ? await manager.findBy(WorkChatUserEntity, { tenantId, corpId: In([...new Set(pairs.map((pair) => pair.corpId))]), workChatUserId: In([...new Set(pairs.map((pair) => pair.userId))]) })
-      : [];
+    const people = await wayPeopleOf(this.dataSource.manager, tenantId, rows);
+    const none = new Map<string, { id: string; name: string; mobile: string | null }>();
     return rows.map((row) => ({
       row,
       corpName: corpNames.get(row.corpId),
-      staffUsers: new Map(staff.filter((user) => user.corpId === row.corpId).map((user) => [user.workChatUserId, user])),
-      digitalStaffName: row.digitalStaffId ? digitalStaff.get(row.digitalStaffId)?.name : undefined,
+      staffUsers: people.staffUsers.get(row.corpId) ?? none,
+      digitalStaffName: row.digitalStaffId ? people.digitalStaffNames.get(row.digitalStaffId) : undefined,
     }));
   }
 

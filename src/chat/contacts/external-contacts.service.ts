@@ -190,7 +190,10 @@ export class ExternalContactsService {
     // Ties: id ascending under the default (descending) order, descending under an ascending one, so one index per
     // sort serves both directions (migration 1795600200000).
     builder.addOrderBy('contact.id', Object.values(order)[0] === 'ASC' ? 'DESC' : 'ASC');
-    const { rows, ...slice } = await this.pager.page(builder, query, { tenantId });
+    // Named by which filters are given and the sort, so the pager does not render the builder's SQL per request
+    // (issue 14 item 1); the states are one `:...states` parameter whatever their number.
+    const shape = `last-states:${[body.userId, range.start, range.end].map((given) => (given ? 1 : 0)).join('')}:${JSON.stringify(order)}`;
+    const { rows, ...slice } = await this.pager.page(builder, query, { tenantId, shape });
     return toPage(rows.map((row) => toExternalContactDtoV1(row, corp.corpName)), slice, query);
   }
 
