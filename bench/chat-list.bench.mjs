@@ -575,7 +575,7 @@ try {
 
 // 3. Figures, verdicts and plans.
 if (results.length > 0) {
-  console.log(`\n${CONTACTS} contacts and ${WAYS * TENANTS} contact ways across ${TENANTS} tenants; loader ${LOADER}${LOADER === 'wrk' ? ` (${WRK_THREADS} thread)` : ''}, ${CONNECTIONS} connections, ${DURATION_MS / 1000} s per case, page size ${SIZE}${TRY_INDEXES ? '; WITH the candidate indexes (BENCH_TRY_INDEXES=1)' : ''}`);
+  console.log(`\nNode ${process.version} (app, compared build and reference); ${CONTACTS} contacts and ${WAYS * TENANTS} contact ways across ${TENANTS} tenants; loader ${LOADER}${LOADER === 'wrk' ? ` (${WRK_THREADS} thread)` : ''}, ${CONNECTIONS} connections, ${DURATION_MS / 1000} s per case, page size ${SIZE}${TRY_INDEXES ? '; WITH the candidate indexes (BENCH_TRY_INDEXES=1)' : ''}`);
   console.log(`${'case'.padEnd(44)}${'rows/total'.padStart(14)}${'req'.padStart(8)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}${'err'.padStart(5)}${'load'.padStart(6)}${'app cpu'.padStart(9)}${'pg cpu'.padStart(8)}  verdict`);
   for (const result of results) {
     const pass = result.errors === 0 && result.p99 !== undefined && result.p99 <= P99_TARGET_MS;
