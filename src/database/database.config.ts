@@ -10,7 +10,8 @@ const DATABASE = 'Database and files';
  *
  * Connections per instance, at most: `DATABASE_POOL_MAX` (requests, sweepers, run and analysis steps) +
  * `DATABASE_JOBS_POOL_MAX` (pg-boss: fetching, completing, enqueueing without a transaction, maintenance) + 1 (the
- * health probe) + 2 while migrating at start-up (the advisory-lock session and the migration session). Defaults:
+ * health probe) + 2 while migrating at start-up (the advisory-lock session and the migration session; then 1 while
+ * creating the job queues, advisory-lock.ts). Defaults:
  * 10 + 4 + 1 = 15, so a PostgreSQL with the default `max_connections = 100` serves 6 instances with room for admin tools.
  */
 export class DatabaseVariables {

@@ -24,6 +24,7 @@ import { underSessionLock } from '../database/advisory-lock';
 
 /** Key of the session-level advisory lock under which an instance creates its queues: `'atrium-q'` as 8 ASCII bytes. */
 export const QUEUE_CREATION_LOCK_KEY = '7022363516244667761';
+
 /** pg-boss's SQL builders (no typings): the statements that record a job's end, to recognise them. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const pgBossPlans = require('pg-boss/src/plans') as { completeJobs(schema: string): string; failJobsById(schema: string): string };
