@@ -1,5 +1,6 @@
 import type { ClientBase } from 'pg';
 import { dropOnReadTimeout, guardedPgDriver, GuardedPool, PREPARED_STATEMENTS_MAX, prepareOnFirstUse, preparedNameOf, runPreparedByName } from './guarded-pg';
+import { ATRIUM_PG_TYPES } from './timestamptz-parser';
 
 /** A stand-in for a pg client: its query answers what `answer` says; its socket is a spy. */
 function fakeClient(answer: () => Promise<unknown>) {
@@ -42,6 +43,15 @@ describe('guarded pg (issue 20 item 1: a frozen server)', () => {
     expect(driver.Pool).toBe(GuardedPool);
     expect(typeof driver.Client).toBe('function');
     expect(driver.types).toBeDefined();
+  });
+
+  it('parses timestamps with the fast timestamptz parser unless the caller brings its own types', async () => {
+    const defaulted = new GuardedPool({ max: 1 });
+    const own = { getTypeParser: () => (text: string) => text };
+    const explicit = new GuardedPool({ max: 1, types: own as never });
+    expect((defaulted as unknown as { options: { types: unknown } }).options.types).toBe(ATRIUM_PG_TYPES);
+    expect((explicit as unknown as { options: { types: unknown } }).options.types).toBe(own);
+    await Promise.all([defaulted.end(), explicit.end()]);
   });
 });
 

@@ -103,7 +103,7 @@ export interface GuardedPoolConfig extends pg.PoolConfig {
 export class GuardedPool extends pg.Pool {
   constructor(config?: GuardedPoolConfig) {
     // Timestamps are parsed by a fast path of pg's own parser (timestamptz-parser.ts) unless the caller brings its own types.
-    super({ types: ATRIUM_PG_TYPES as unknown as pg.CustomTypesConfig, ...config });
+    super({ ...config, types: config?.types ?? (ATRIUM_PG_TYPES as unknown as pg.CustomTypesConfig) });
     this.on('connect', (client) => {
       dropOnReadTimeout(client);
       if (config?.preparedStatements) runPreparedByName(client);
