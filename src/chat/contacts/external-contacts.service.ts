@@ -181,8 +181,12 @@ export class ExternalContactsService {
     const builder = this.dataSource
       .getRepository(ExternalContactEntity)
       .createQueryBuilder('contact')
-      .where('contact.tenant_id = :tenantId AND contact.corp_id = :corpId AND NOT contact.sandbox', { tenantId, corpId: corp.id })
-      .andWhere('contact.state IN (:...states)', { states: [...new Set(body.states)] });
+      .where('contact.tenant_id = :tenantId AND contact.corp_id = :corpId AND NOT contact.sandbox', { tenantId, corpId: corp.id });
+    // One state is an equality: its statement runs prepared (genericPlanSafe), served in order by
+    // ix_chat_external_contact_state_at; a list of states stays an IN (custom plans: see prepared.rules.ts).
+    const states = [...new Set(body.states)];
+    if (states.length === 1) builder.andWhere('contact.state = :state', { state: states[0] });
+    else builder.andWhere('contact.state IN (:...states)', { states });
     if (body.userId) builder.andWhere('contact.work_chat_user_id = :userId', { userId: body.userId });
     if (range.start) builder.andWhere('contact.state_at >= :start', { start: range.start });
     if (range.end) builder.andWhere('contact.state_at <= :end', { end: range.end });
@@ -192,7 +196,7 @@ export class ExternalContactsService {
     builder.addOrderBy('contact.id', Object.values(order)[0] === 'ASC' ? 'DESC' : 'ASC');
     // Named by which filters are given and the sort, so the pager does not render the builder's SQL per request
     // (issue 14 item 1); the states are one `:...states` parameter whatever their number.
-    const shape = `last-states:${[body.userId, range.start, range.end].map((given) => (given ? 1 : 0)).join('')}:${JSON.stringify(order)}`;
+    const shape = `last-states:${states.length === 1 ? 'one' : 'many'}:${[body.userId, range.start, range.end].map((given) => (given ? 1 : 0)).join('')}:${JSON.stringify(order)}`;
     const { rows, ...slice } = await this.pager.page(builder, query, { tenantId, shape });
     return toPage(rows.map((row) => toExternalContactDtoV1(row, corp.corpName)), slice, query);
   }
