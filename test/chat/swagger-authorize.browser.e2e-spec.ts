@@ -65,7 +65,10 @@ describeWithChromium('Swagger UI authorize browser test')('Swagger UI "Authorize
     await popup.locator('input[name="login"]').fill('alice');
     await popup.locator('input[name="password"]').fill('any-password');
     await popup.locator('button[type="submit"]').click();
-    // The provider's own consent page (its development interactions), then back through the app to Swagger UI.
+    // The provider's own consent page (its development interactions), then back through the app to Swagger UI. Wait
+    // for the login form to go first: under load the next click could land on the login page's button again (a
+    // second login post, and the popup never closed: seen once in a CI-like run).
+    await popup.locator('input[name="login"]').waitFor({ state: 'detached', timeout: 20_000 });
     await popup.locator('button[type="submit"]').click();
     // Swagger UI's redirect page hands the code to its opener and closes itself (the opener link must survive the trip).
     await popup.waitForEvent('close', { timeout: 20_000 });
