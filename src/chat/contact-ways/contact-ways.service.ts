@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ChatListPager } from '../common/list-pager';
+import { listShape } from '../../common/paging/list-pager';
 import { findCorpByName } from '../contacts/corp-lookup';
 import { ChatCorpDirectory } from '../corps/corp-directory';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
@@ -352,8 +353,9 @@ export class ContactWaysService {
     // Without a search term the statement's shape is which filters are given and the sort: named, the pager skips
     // rendering the builder's SQL per request (issue 14 item 1). A search's SQL depends on its term: not named.
     const searched = filter.name !== undefined || filter.userName !== undefined;
-    const given = [corpName, filter.includeHidden || undefined, filter.id, filter.relevanceCode, filter.state, filter.channelName, filter.workChatUserId, filter.startCreateTime, filter.endCreateTime, filter.mobile];
-    const shape = searched ? undefined : `contact-ways:${given.map((value) => (value === undefined ? 0 : 1)).join('')}:${JSON.stringify(order)}`;
+    // applyFilters adds a condition for each filter that is not undefined (includeHidden: when false).
+    const optional = [corpName, filter.id, filter.relevanceCode, filter.state, filter.channelName, filter.workChatUserId, filter.startCreateTime, filter.endCreateTime, filter.mobile];
+    const shape = searched ? undefined : listShape('contact-ways', [!filter.includeHidden, ...optional.map((value) => value !== undefined)], order);
     const { rows, ...slice } = await this.pager.page(builder, filter, { search: searched, shape, candidates: !commonName, tenantId });
     return toPage(await this.views(tenantId, rows), slice, filter);
   }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ChatListPager } from '../common/list-pager';
+import { listShape } from '../../common/paging/list-pager';
 import { ChatCorpDirectory } from '../corps/corp-directory';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ContactWayEntity } from '../contact-ways/contact-way.entity';
@@ -109,7 +110,7 @@ export class ExternalContactsService {
     // A keyword search's total is exact up to PAGING_SEARCH_TOTAL_EXACT_CAP only (docs/lists-and-search.md).
     // Without a keyword the statement's shape is which filters are given and the sort: named, the pager skips
     // rendering the builder's SQL per request (issue 14 acceptance 1). A search's SQL depends on its term: not named.
-    const shape = query.keyword ? undefined : `staff-contacts:${[query.corpId, query.state, query.aiEnabled !== undefined, range.start, range.end].map((given) => (given ? 1 : 0)).join('')}:${JSON.stringify(order)}`;
+    const shape = query.keyword ? undefined : listShape('staff-contacts', [Boolean(query.corpId), Boolean(query.state), query.aiEnabled !== undefined, Boolean(range.start), Boolean(range.end)], order);
     const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword), shape, candidates: !commonKeyword, tenantId });
     const names = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
     return toPage(rows.map((row) => toChatContactsExternalDto(row, names.get(row.corpId) ?? '')), slice, query);
@@ -194,9 +195,9 @@ export class ExternalContactsService {
     // Ties: id ascending under the default (descending) order, descending under an ascending one, so one index per
     // sort serves both directions (migration 1795600200000).
     builder.addOrderBy('contact.id', Object.values(order)[0] === 'ASC' ? 'DESC' : 'ASC');
-    // Named by which filters are given and the sort, so the pager does not render the builder's SQL per request
-    // (issue 14 item 1); the states are one `:...states` parameter whatever their number.
-    const shape = `last-states:${states.length === 1 ? 'one' : 'many'}:${[body.userId, range.start, range.end].map((given) => (given ? 1 : 0)).join('')}:${JSON.stringify(order)}`;
+    // Named by one state or several, which filters are given and the sort, so the pager does not render the builder's
+    // SQL per request (issue 14 item 1); several states are one `:...states` parameter whatever their number.
+    const shape = listShape(`last-states:${states.length === 1 ? 'one' : 'many'}`, [Boolean(body.userId), Boolean(range.start), Boolean(range.end)], order);
     const { rows, ...slice } = await this.pager.page(builder, query, { tenantId, shape });
     return toPage(rows.map((row) => toExternalContactDtoV1(row, corp.corpName)), slice, query);
   }

@@ -638,6 +638,17 @@ export class ListPager {
   }
 }
 
+/**
+ * A list's name for {@link ListPager.page}'s `kind.shape`: the list, which of its filters the builder applied, and
+ * the order, e.g. `staff-contacts:01001:{"createdAt":"DESC"}`.
+ * @param list the list's name (with any variant that changes its SQL, e.g. `last-states:one`)
+ * @param applied one flag per optional filter, true exactly when the builder added that filter's condition
+ * @param order the builder's order (entity property → direction)
+ */
+export function listShape(list: string, applied: readonly boolean[], order: Readonly<Record<string, string>>): string {
+  return `${list}:${applied.map((given) => (given ? 1 : 0)).join('')}:${JSON.stringify(order)}`;
+}
+
 /** A kept statement's text and values for this request: {@link NamedSql} on PostgreSQL, the driver's own binding elsewhere. */
 function bindNamed(driver: DataSource['driver'], named: NamedSql, parameters: ObjectLiteral): [string, unknown[]] {
   return driver.options.type === 'postgres' ? named.bind(driver as unknown as ParameterStyle, parameters) : driver.escapeQueryWithParameters(named.sql, parameters);
