@@ -1,17 +1,13 @@
 import { Client } from 'pg';
 import { ALL_MIGRATIONS } from '../../migrations';
 import { MIGRATION_LOCK_KEY, migrateUnderLock } from '../../src/database/migration-lock';
+import { advisoryLockRowsSql } from '../support/advisory-locks';
 
 /**
  * Issue 20 item 6: migrations run under a PostgreSQL advisory lock, so instances started together never race.
  * Four migrators start at once on a fresh database: every migration is applied exactly once, none fails. And a
  * migrator waits while another session holds the lock.
  */
-/** pg_locks rows of the migration lock in the current database (a bigint key shows as classid = high, objid = low 32 bits). */
-const key = BigInt(MIGRATION_LOCK_KEY);
-const LOCK_ROWS = `FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-  AND classid = ${key >> 32n} AND objid = ${key & 0xffffffffn} AND objsubid = 1`;
-
 describe('migrations under an advisory lock (issue 20 item 6)', () => {
   let database: string;
   let url: string;
@@ -41,7 +37,7 @@ describe('migrations under an advisory lock (issue 20 item 6)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     // Held elsewhere: nobody migrated, and the waiters show up in pg_locks.
     expect(settled).toBe(false);
-    const waiting = await holder.query(`SELECT count(*)::int AS n ${LOCK_ROWS} AND NOT granted`);
+    const waiting = await holder.query(advisoryLockRowsSql(MIGRATION_LOCK_KEY, 'waiting'));
     expect(waiting.rows[0].n).toBe(4);
     await holder.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
     await holder.end();
@@ -57,7 +53,7 @@ describe('migrations under an advisory lock (issue 20 item 6)', () => {
     const check = new Client({ connectionString: url });
     await check.connect();
     const rows = await check.query('SELECT name, count(*)::int AS n FROM migrations GROUP BY name');
-    const locks = await check.query(`SELECT count(*)::int AS n ${LOCK_ROWS}`);
+    const locks = await check.query(advisoryLockRowsSql(MIGRATION_LOCK_KEY));
     await check.end();
     expect(rows.rows.length).toBe(ALL_MIGRATIONS.length);
     expect(rows.rows.every((row: { n: number }) => row.n === 1)).toBe(true);

@@ -4,6 +4,7 @@ import { defineJob } from '../../src/jobs/job-definition';
 import { JobHandler } from '../../src/jobs/job-handler.decorator';
 import { QUEUE_CREATION_LOCK_KEY } from '../../src/jobs/jobs.service';
 import { createTestDatabase, startJobsApp, TestDatabase } from './jobs-test-support';
+import { advisoryLockRowsSql } from '../support/advisory-locks';
 
 /**
  * Instances started together on a fresh database (issue 20 item 6, a rolling deploy of two replicas): pg-boss's
@@ -22,10 +23,6 @@ class ManyQueuesHandler {
   @JobHandler(JOBS[4]) async e(): Promise<void> {}
   @JobHandler(JOBS[5]) async f(): Promise<void> {}
 }
-
-const key = BigInt(QUEUE_CREATION_LOCK_KEY);
-const LOCK_WAITERS = `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-  AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND classid = ${key >> 32n} AND objid = ${key & 0xffffffffn} AND objsubid = 1`;
 
 describe('queue creation under an advisory lock', () => {
   const databases: TestDatabase[] = [];
@@ -51,7 +48,7 @@ describe('queue creation under an advisory lock', () => {
       });
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       expect(started).toBe(false);
-      expect((await holder.query(LOCK_WAITERS)).rows[0].n).toBe(1);
+      expect((await holder.query(advisoryLockRowsSql(QUEUE_CREATION_LOCK_KEY, 'waiting'))).rows[0].n).toBe(1);
       await holder.query(`SELECT pg_advisory_unlock(${QUEUE_CREATION_LOCK_KEY})`);
       await starting;
       const queues = await database.query<{ name: string }>(`SELECT name FROM pgboss.queue WHERE name LIKE 'test.queue-lock.%' ORDER BY name`);
