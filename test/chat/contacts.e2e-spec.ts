@@ -303,6 +303,9 @@ describe('external contacts and group rooms', () => {
       const vip = await api('post', `${V1}/external/byLastStates`).send({ corpName: 'Acme Retail', states: ['vip'], ...range }).expect(200);
       expect(vip.body).toMatchObject({ page: 0, size: 20, totalElements: 2, totalPages: 1 });
       expect(vip.body.content.map((row: Json) => row.name)).toEqual(['Jack', 'Ivy']);
+      // A state named twice is one state (sent as an equality, the prepared form): the same answer.
+      const twice = await api('post', `${V1}/external/byLastStates`).send({ corpName: 'Acme Retail', states: ['vip', 'vip'], ...range }).expect(200);
+      expect(twice.body).toEqual(vip.body);
       const both = await api('post', `${V1}/external/byLastStates?size=2&page=0`).send({ corpName: 'Acme Retail', states: ['vip', 'web'], ...range }).expect(200);
       expect(both.body).toMatchObject({ totalElements: 4, totalPages: 2 });
       expect(both.body.content.map((row: Json) => [row.name, row.userId])).toEqual([['Ivy', 'lisi'], ['Jack', 'zhangsan']]);
