@@ -25,6 +25,10 @@ const PAST_CAP = Number.POSITIVE_INFINITY;
 const TOTAL_COLUMN = 'list_total';
 /** The count column of a statement that reads every match anyway (a rare search's sorted candidates): counted before its LIMIT. */
 const WINDOW_COUNT = 'count(*) OVER ()';
+/** The alias of a windowed statement's page subquery and its columns (see {@link windowedStatement}). */
+const WINDOW_ALIAS = 'list_page';
+const WINDOW_ID = 'list_page_id';
+const WINDOW_TOTAL = 'list_page_total';
 /** Raw columns carrying the page's sort key values as text: `list_key_0`, `list_key_1`, … */
 const KEY_COLUMN = 'list_key_';
 /** Requests of each caller-named list shape whose builder SQL is checked against the shape's first (see {@link ListPager.page}). */
@@ -296,8 +300,9 @@ export class ListPager {
    *   own tuples when it includes the searched column) and then only those rows, and the total is the planner's
    *   estimate (at least cap + 1), never counted
    * @param kind.candidates the builder's filter reads its candidates from a search index and sorts them (a rare term):
-   *   the page's statement reads every match anyway, so an offset page counts them there, with a window
-   *   (`count(*) OVER ()`), instead of reading them a second time for the count
+   *   every page's statement reads the matches' ids first, sorted, then the page's rows by id ({@link windowedStatement});
+   *   it reads every match anyway, so an offset page counts them there, with a window (`count(*) OVER ()`), instead of
+   *   reading them a second time for the count
    * @param kind.tenantId the tenant the builder's filter confines the list to: when its table keeps a change generation
    *   per tenant (list-generation.ts) and the list has no search term, an exact total is counted once per generation
    *   and reused while the tenant's rows are unchanged, checked in the page's own statement (outside a transaction)
@@ -355,12 +360,14 @@ export class ListPager {
     if (cursor) {
       const phases = keysetPhases(plan.keys, cursor.k);
       Object.assign(parameters, phases[0].parameters);
-      statements = phases.map((phase, index) => this.plannedStatement(plan, walk ? 'farPhase' : 'phase', index === 0 ? countKind : false, cap, phase.where));
+      const kind = walk ? 'farPhase' : countInPage ? 'windowPhase' : 'phase';
+      statements = phases.map((phase, index) => this.plannedStatement(plan, kind, index === 0 ? countKind : false, cap, phase.where));
     } else {
       const offset = pageNumber * request.size;
       parameters[OFFSET_PARAMETER] = offset;
-      const kind = walk || offset >= DEFERRED_ROWS_MIN_OFFSET ? 'far' : offset > 0 ? 'near' : 'first';
-      statements = [this.plannedStatement(plan, kind, withCount && countInPage && kind !== 'far' ? 'window' : countKind, cap)];
+      const kind = countInPage ? 'window' : walk || offset >= DEFERRED_ROWS_MIN_OFFSET ? 'far' : offset > 0 ? 'near' : 'first';
+      // A windowed page counts every match in its own statement (a cursor's phase counts only those past its keys).
+      statements = [this.plannedStatement(plan, kind, countInPage && withCount ? 'window' : countKind, cap)];
     }
     let counted: number | undefined;
     const rows: T[] = [];
@@ -403,14 +410,15 @@ export class ListPager {
     const countBuilder = countBuilderOf(ordered);
     const countKey = `${countBuilder.getQuery()}\u0000${JSON.stringify(listParameters)}`;
     const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey) ?? (walk ? this.total(countKey, PAST_CAP, ordered.connection, () => countBuilder.getQueryAndParameters(), cap) : undefined);
-    const countColumn = countInPage && !cursor && pageNumber * request.size < DEFERRED_ROWS_MIN_OFFSET ? WINDOW_COUNT : cappedCountOf(countBuilder, cap);
+    const countColumn = countInPage && !cursor ? WINDOWED_TOTAL : cappedCountOf(countBuilder, cap);
 
     const statements = cursor
       ? keysetPhases(keys, cursor.k).map((phase) => {
           const statement = ordered.clone().andWhere(`(${phase.where})`, phase.parameters);
+          if (countInPage) return windowedStatement(statement, ` LIMIT ${request.size + 1}`);
           return walk ? deferredStatement(statement, ` LIMIT ${request.size + 1}`) : statement;
         })
-      : [offsetStatement(ordered, pageNumber * request.size, request.size + 1, walk)];
+      : [countInPage ? windowedStatement(ordered, ` LIMIT ${request.size + 1} OFFSET ${pageNumber * request.size}`) : offsetStatement(ordered, pageNumber * request.size, request.size + 1, walk)];
     let counted: number | undefined;
     const rows: T[] = [];
     const rowKeys: Array<Array<string | null>> = [];
@@ -584,7 +592,13 @@ export class ListPager {
    * `generation`: the capped count only when the tenant's generation is not the kept total's, NULL when it is, beside
    * a column with the generation) or without.
    */
-  private plannedStatement(plan: ListPlan, kind: 'first' | 'near' | 'far' | 'phase' | 'farPhase', count: false | 'capped' | 'window' | 'generation', cap: number, where = ''): PlannedStatement {
+  private plannedStatement(
+    plan: ListPlan,
+    kind: 'first' | 'near' | 'far' | 'phase' | 'farPhase' | 'window' | 'windowPhase',
+    count: false | 'capped' | 'window' | 'generation',
+    cap: number,
+    where = '',
+  ): PlannedStatement {
     // Variants are few per shape: the offset kinds, and the cursor conditions by which of the cursor's values are NULL.
     const variant = `${kind}\u0000${count}\u0000${where}`;
     const known = plan.statements.get(variant);
@@ -600,6 +614,12 @@ export class ListPager {
     } else if (kind === 'farPhase') {
       statement = deferredStatement(ordered.clone().andWhere(`(${where})`), ` LIMIT :${LIMIT_PARAMETER}`);
       tail = '';
+    } else if (kind === 'window') {
+      statement = windowedStatement(ordered, ` LIMIT :${LIMIT_PARAMETER} OFFSET :${OFFSET_PARAMETER}`);
+      tail = '';
+    } else if (kind === 'windowPhase') {
+      statement = windowedStatement(ordered.clone().andWhere(`(${where})`), ` LIMIT :${LIMIT_PARAMETER}`);
+      tail = '';
     } else {
       statement = ordered.clone();
       if (kind === 'near') tail += ` OFFSET :${OFFSET_PARAMETER}`;
@@ -611,7 +631,7 @@ export class ListPager {
       statement.addSelect(`CASE WHEN ${generation} = :${KNOWN_GENERATION_PARAMETER} THEN NULL ELSE ${cappedCountOf(countBuilderOf(ordered), cap)} END`, TOTAL_COLUMN);
       statement.addSelect(generation, GENERATION_COLUMN);
     } else if (count) {
-      statement.addSelect(count === 'window' ? WINDOW_COUNT : cappedCountOf(countBuilderOf(ordered), cap), TOTAL_COLUMN);
+      statement.addSelect(count === 'window' ? WINDOWED_TOTAL : cappedCountOf(countBuilderOf(ordered), cap), TOTAL_COLUMN);
     }
     const sql = `${statement.getQuery()}${tail}`;
     const planned = { sql, named: new NamedSql(sql), expressionMap: statement.expressionMap };
@@ -695,6 +715,26 @@ function deferredStatement<T extends ObjectLiteral>(ordered: SelectQueryBuilder<
   const column = `${ordered.escape(ordered.alias)}.${ordered.escape(primary.databaseName)}`;
   const ids = `${ordered.clone().select(column).getQuery()}${limitOffset}`;
   return ordered.clone().where(`${column} IN (${ids})`);
+}
+
+/** The count column of a {@link windowedStatement}: its page subquery's window count. */
+const WINDOWED_TOTAL = `"${WINDOW_ALIAS}"."${WINDOW_TOTAL}"`;
+
+/**
+ * The statement of a page that reads every match anyway (a rare search term: its candidates from a search index,
+ * sorted): a subquery reads the matches' ids alone, sorted, with the count of all of them (`count(*) OVER ()`), and
+ * `limitOffset` (SQL text); the list's columns and sort keys are then read for the page's rows alone, joined by id.
+ * The candidates are read once, narrow, and the projection (JSON columns, keys as text) is computed for the page's
+ * rows, not for every candidate (issue 23 acceptance 1: 1,000 candidates of a million rows, 2.3 → 1.4 ms in
+ * PostgreSQL). The window also keeps the planner from walking the sort index: every match is read before the first
+ * row comes out. The builder's joins stay (its order may be a joined table's columns); its filters are replaced by
+ * the join (every filter's parameters stay bound).
+ */
+function windowedStatement<T extends ObjectLiteral>(ordered: SelectQueryBuilder<T>, limitOffset: string): SelectQueryBuilder<T> {
+  const primary = primaryOf(ordered);
+  const column = `${ordered.escape(ordered.alias)}.${ordered.escape(primary.databaseName)}`;
+  const page = `${ordered.clone().select(column, WINDOW_ID).addSelect(WINDOW_COUNT, WINDOW_TOTAL).getQuery()}${limitOffset}`;
+  return ordered.clone().innerJoin(`(${page})`, WINDOW_ALIAS, `"${WINDOW_ALIAS}"."${WINDOW_ID}" = ${column}`).where('TRUE');
 }
 
 /** The main alias's single primary column (every paged entity has one). */
