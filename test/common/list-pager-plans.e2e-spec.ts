@@ -68,7 +68,7 @@ describe('ListPager plans', () => {
     nextCursor: slice.nextCursor ? JSON.parse(Buffer.from(slice.nextCursor.split('.')[0], 'base64url').toString()) : null,
   });
   /** Reads the same page with both pagers (the planned one twice: first sight, then the kept plan) and compares. */
-  const both = async (builder: () => Contacts, request: PageRequest, plannedRequest = request, kind: { search?: boolean } = {}) => {
+  const both = async (builder: () => Contacts, request: PageRequest, plannedRequest = request, kind: { search?: boolean; candidates?: boolean } = {}) => {
     const reference = await built.page(builder(), request, kind);
     for (let round = 0; round < 2; round++) {
       const answer = await planned.page(builder(), plannedRequest, kind);
@@ -140,6 +140,36 @@ describe('ListPager plans', () => {
     const searched = await both(builder, { page: 0, size: 4 }, undefined, { search: true });
     expect(searched).toMatchObject({ totalExact: false });
     expect((await both(builder, { page: 0, size: 4 })).totalExact).toBe(true);
+  });
+
+  it.each(SORTS)('reads a rare term\'s pages (windowed statements: ids and count first) as the plain statements do, %s, by offset and by cursor', async (_name, sort) => {
+    const builder = () => sort(contacts('acme').andWhere(...containsMatch('contact.name', 'pattern', 'Name 1')));
+    const ids = (slice: ListSlice<ExternalContactEntity>) => slice.rows.map((row) => row.id);
+    for (const page of [0, 1, 3, 12, 40]) {
+      const plain = await built.page(builder(), { page, size: 5 }, { search: true });
+      const windowed = await both(builder, { page, size: 5 }, undefined, { search: true, candidates: true });
+      expect(ids(windowed)).toEqual(ids(plain));
+      expect({ total: windowed.total, exact: windowed.totalExact, next: Boolean(windowed.nextCursor) }).toEqual({ total: plain.total, exact: plain.totalExact, next: Boolean(plain.nextCursor) });
+    }
+    // Exactly counted below the search cap: the window's count is the total (a contact's name is 'Name 19').
+    const exact = await both(() => sort(contacts('acme').andWhere(...containsMatch('contact.name', 'pattern', 'Name 19'))), { page: 0, size: 2 }, undefined, { search: true, candidates: true });
+    expect(exact).toMatchObject({ total: (await built.page(sort(contacts('acme').andWhere(...containsMatch('contact.name', 'pattern', 'Name 19'))), { page: 0, size: 2 }, { search: true })).total, totalExact: true });
+    const walked: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const slice = await planned.page(builder(), { page: 0, size: 9, cursor }, { search: true, candidates: true });
+      walked.push(...ids(slice));
+      cursor = slice.nextCursor ?? undefined;
+    } while (cursor);
+    // The plain statements' order (the pager appends the id as tie-breaker; the builder alone leaves ties open).
+    const all: string[] = [];
+    for (let page = 0; all.length < walked.length + 5; page++) {
+      const slice = await built.page(builder(), { page, size: 5 }, { search: true });
+      if (slice.rows.length === 0) break;
+      all.push(...ids(slice));
+    }
+    expect(all.length).toBeGreaterThan(20);
+    expect(walked).toEqual(all);
   });
 
   it('runs a list\'s kept statements as named prepared statements when its filters are equalities, and a search\'s or a range\'s unnamed (DATABASE_PREPARED_STATEMENTS)', async () => {
