@@ -587,8 +587,9 @@ export class ListPager {
   /**
    * A statement of the plan, derived with the query builder on first use and kept: `first` (offset 0), `near`
    * (offset below {@link DEFERRED_ROWS_MIN_OFFSET}), `far` (ids first), `phase` (a cursor's keyset condition
-   * `where`) or `farPhase` (the same, ids first: a walked search); with a count column (`capped`: a subquery counting
-   * at most cap + 1 matches; `window`: the matches the statement itself reads, for first and near pages;
+   * `where`), `farPhase` (the same, ids first: a walked search), `window` or `windowPhase` (an offset page or a
+   * cursor's phase of a rare term: {@link windowedStatement}); with a count column (`capped`: a subquery counting
+   * at most cap + 1 matches; `window`: every match, counted by a `window` statement's subquery;
    * `generation`: the capped count only when the tenant's generation is not the kept total's, NULL when it is, beside
    * a column with the generation) or without.
    */
