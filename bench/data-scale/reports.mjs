@@ -55,11 +55,18 @@ function get(port, path, headers = {}) {
       response.on('data', (chunk) => (bytes += chunk.length));
       response.on('end', () => resolve({ status: response.statusCode, bytes, ms: now() - started }));
       response.on('error', reject);
+      // A server that dies mid-body (the app stopped, a crash): a failure, never a wait without end.
+      response.on('close', () => {
+        if (!response.complete) reject(new Error(`${path.slice(0, 80)}: the response was cut off after ${bytes} bytes`));
+      });
     });
     req.on('error', reject);
     req.end();
   });
 }
+
+/** Whether a child process is still running: one ended by a signal has `signalCode` set and `exitCode` null. */
+const running = (child) => child.exitCode === null && child.signalCode === null;
 
 /** The report's rows as one statement (what the app reads in keyset batches): cases, snapshot, rules as JSON. */
 const reportRowsSql = (runId) => `
@@ -190,12 +197,22 @@ export async function benchReports({ sizes = [1000, 10000, 50000], reps = 3, dat
     bare.once('message', resolve);
     bare.once('exit', (code) => reject(new Error(`the bare reference server exited (${code})`)));
   });
+  // Awaited below; marked handled so that an exit before then (a failed start, a signal) ends in the cleanup, not in
+  // an unhandled rejection that would leave the servers and the database behind.
+  bareReady.catch(() => undefined);
+  // Ctrl-C / SIGTERM (also when run.mjs, the parent, is stopped): the two servers stop first, so the step in progress
+  // fails and the cleanup below drops the bench database (and stops the embedded server).
+  const stopServers = () => {
+    log('stopping: the app and the bare reference server first, then the bench database');
+    for (const child of [app, bare]) if (running(child)) child.kill('SIGTERM');
+  };
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, stopServers);
   const sql = new pg.Client({ connectionString: benchUrl });
   const printed = [];
   try {
     for (let attempt = 0; ; attempt++) {
       if (await fetch(`http://127.0.0.1:${port}/api/health`).then((response) => response.ok).catch(() => false)) break;
-      if (app.exitCode !== null || attempt > 600) throw new Error('the app did not start (did you run npm run build?)');
+      if (!running(app) || attempt > 600) throw new Error('the app did not start (did you run npm run build?)');
       await sleep(500);
     }
     await sql.connect();
@@ -249,9 +266,10 @@ export async function benchReports({ sizes = [1000, 10000, 50000], reps = 3, dat
       printed.push(row);
     }
   } finally {
+    for (const signal of ['SIGINT', 'SIGTERM']) process.off(signal, stopServers);
     await sql.end().catch(() => undefined);
-    for (const child of [app, bare]) if (child.exitCode === null) child.kill('SIGTERM');
-    await Promise.all([app, bare].map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
+    for (const child of [app, bare]) if (running(child)) child.kill('SIGTERM');
+    await Promise.all([app, bare].map((child) => (running(child) ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
     await embedded?.stop?.();
