@@ -528,7 +528,8 @@ try {
   if (compareApp) {
     for (let attempt = 0; ; attempt++) {
       if (await fetch(`http://127.0.0.1:${comparePort}/api/health`).then((response) => response.ok).catch(() => false)) break;
-      if (compareApp.exitCode !== null || attempt > 240) throw new Error(`the compared build (${COMPARE_DIST}) did not start`);
+      // Ended by a signal, a child has signalCode set and exitCode null.
+      if (compareApp.exitCode !== null || compareApp.signalCode !== null || attempt > 240) throw new Error(`the compared build (${COMPARE_DIST}) did not start`);
       await sleep(500);
     }
     log(`compared build up (${COMPARE_DIST}): pid ${compareApp.pid}, port ${comparePort}`);
