@@ -43,6 +43,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createChatTenants, seedChat } from './data-scale/seed.mjs';
+import { running } from './support/child-process.mjs';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 10);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
@@ -528,8 +529,7 @@ try {
   if (compareApp) {
     for (let attempt = 0; ; attempt++) {
       if (await fetch(`http://127.0.0.1:${comparePort}/api/health`).then((response) => response.ok).catch(() => false)) break;
-      // Ended by a signal, a child has signalCode set and exitCode null.
-      if (compareApp.exitCode !== null || compareApp.signalCode !== null || attempt > 240) throw new Error(`the compared build (${COMPARE_DIST}) did not start`);
+      if (!running(compareApp) || attempt > 240) throw new Error(`the compared build (${COMPARE_DIST}) did not start`);
       await sleep(500);
     }
     log(`compared build up (${COMPARE_DIST}): pid ${compareApp.pid}, port ${comparePort}`);

@@ -15,6 +15,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { running } from './support/child-process.mjs';
 
 const cases = Number(process.env.BENCH_CASES ?? 8);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
@@ -93,7 +94,7 @@ async function probe(work) {
 try {
   for (let waited = 0; ; waited += 250) {
     if (await fetch(`${baseUrl}/api/health`).then((response) => response.ok, () => false)) break;
-    if (waited > 180_000 || app.exitCode !== null) throw new Error('the app did not start');
+    if (waited > 180_000 || !running(app)) throw new Error('the app did not start');
     await sleep(250);
   }
   await sleep(2000);
@@ -126,7 +127,7 @@ try {
     console.log(`  ${figures('/api/health', hostile)}; p99 ${(percentile(hostile.latencies, 99) / percentile(idle.latencies, 99)).toFixed(2)}× the idle app's (target: under 200 ms)`);
   }
 } finally {
-  if (app.exitCode === null) {
+  if (running(app)) {
     app.kill('SIGTERM');
     await new Promise((resolve) => app.once('exit', resolve));
   }

@@ -25,6 +25,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { running } from './support/child-process.mjs';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -236,7 +237,7 @@ http {
     );
     const nginx = spawn(nginxPath, ['-c', config, '-p', nginxDir], { stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(nginx);
-    await waitFor(`http://127.0.0.1:${nginxPort}${files[1].path}`, 'nginx', () => nginx.exitCode !== null);
+    await waitFor(`http://127.0.0.1:${nginxPort}${files[1].path}`, 'nginx', () => !running(nginx));
     servers.push({ name: 'nginx', pid: nginx.pid, url: `http://127.0.0.1:${nginxPort}` });
   } else {
     log('nginx: not installed, its rows are skipped (Debian: apt-get install nginx-light)');
@@ -253,7 +254,7 @@ http {
   failed = true;
   console.error(`bench failed: ${error.stack ?? error}${error.stderr ? `\n${error.stderr}` : ''}`);
 } finally {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  for (const child of children) if (running(child)) child.kill('SIGTERM');
   if (!appExited) {
     const exited = new Promise((resolve) => app.once('exit', resolve));
     app.kill('SIGTERM');

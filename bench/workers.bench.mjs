@@ -23,6 +23,7 @@ import { createServer as createNetServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { running } from './support/child-process.mjs';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 4);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
@@ -142,7 +143,7 @@ const startBare = async (workers) => {
   child.stdout.on('data', (chunk) => (ready ||= String(chunk).includes('listening')));
   const exit = new Promise((resolve) => child.once('exit', resolve));
   for (let waited = 0; !ready; waited += 100) {
-    if (child.exitCode !== null || waited > 60_000) throw new Error('the reference did not start');
+    if (!running(child) || waited > 60_000) throw new Error('the reference did not start');
     await sleep(100);
   }
   return { port, child, stop: async () => (child.kill('SIGTERM'), await exit) };
@@ -233,18 +234,18 @@ try {
   ];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const target of targets) {
-      const running = await target.start();
+      const server = await target.start();
       try {
-        const probe = await send(running.port, 'GET', target.path(tenants[0]), { token: tenants[0].token });
+        const probe = await send(server.port, 'GET', target.path(tenants[0]), { token: tenants[0].token });
         if (probe.status !== 200) throw new Error(`${target.server} ${target.workers}: HTTP ${probe.status} ${probe.text.slice(0, 300)}`);
-        await load(running.port, tenants, target.path, WARMUP_MS);
-        const measured = await load(running.port, tenants, target.path, DURATION_MS);
+        await load(server.port, tenants, target.path, WARMUP_MS);
+        const measured = await load(server.port, tenants, target.path, DURATION_MS);
         results.push({ ...target, round, ...measured, load: loadavg()[0] });
         log(`round ${round}: ${target.server} × ${target.workers}: ${measured.rps.toFixed(0)} req/s${measured.errors ? `, ${measured.errors} errors (first: ${measured.firstError})` : ''}, load ${loadavg()[0].toFixed(1)}`);
         failed ||= measured.errors > 0;
       } finally {
         agent.destroy();
-        await running.stop();
+        await server.stop();
       }
     }
   }

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { running } from '../support/child-process.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const API_KEY = 'bench-eval-api-key-0123456789abcdef';
@@ -64,9 +65,6 @@ function get(port, path, headers = {}) {
     req.end();
   });
 }
-
-/** Whether a child process is still running: one ended by a signal has `signalCode` set and `exitCode` null. */
-const running = (child) => child.exitCode === null && child.signalCode === null;
 
 /** The report's rows as one statement (what the app reads in keyset batches): cases, snapshot, rules as JSON. */
 const reportRowsSql = (runId) => `
