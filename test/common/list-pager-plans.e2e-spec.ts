@@ -225,6 +225,20 @@ describe('ListPager plans', () => {
     expect((await planned.page(byStates('acme', ['a']), { page: 0, size: 5, cursor: first.nextCursor! })).page).toBe(1);
   });
 
+  it('refuses a rare term\'s cursor (a windowed statement\'s) for another term, tenant or a tampered payload', async () => {
+    const rare = (tenant: string, term: string) => contacts(tenant).andWhere(...containsMatch('contact.name', 'pattern', term)).addOrderBy('contact.createdAt', 'DESC');
+    const kind = { search: true, candidates: true };
+    const first = await planned.page(rare('acme', 'Name 1'), { page: 0, size: 5 }, kind);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    await expect(planned.page(rare('acme', 'Name 2'), { page: 0, size: 5, cursor: first.nextCursor! }, kind)).rejects.toMatchObject({ status: 400 });
+    await expect(planned.page(rare('globex', 'Name 1'), { page: 0, size: 5, cursor: first.nextCursor! }, kind)).rejects.toMatchObject({ status: 400 });
+    const [payload, signature] = first.nextCursor!.split('.');
+    const altered = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    altered.p = 900;
+    await expect(planned.page(rare('acme', 'Name 1'), { page: 0, size: 5, cursor: `${Buffer.from(JSON.stringify(altered)).toString('base64url')}.${signature}` }, kind)).rejects.toMatchObject({ status: 400 });
+    expect((await planned.page(rare('acme', 'Name 1'), { page: 0, size: 5, cursor: first.nextCursor! }, kind)).page).toBe(1);
+  });
+
   it('answers a caller-named shape with each request\'s values, and refuses one name for two statements', async () => {
     const named = new ListPager({} as AppConfig, options);
     for (const tenant of ['acme', 'globex', 'acme']) {
