@@ -1,4 +1,4 @@
-import { commonCandidates, containsMatch, gramsMatch, likeContains, scopedContainsAny, scopedContainsMatch, scopedTermIsCommon, scopeEqualities, searchMatch, searchScope, searchScopeCondition, searchTermIsCommon, setTrigramSearch, termIsCommon, type ListSearch } from './like-contains';
+import { commonCandidates, containsMatch, gramsMatch, likeContains, likeOperator, scopedContainsAny, scopedContainsMatch, scopedTermIsCommon, scopeEqualities, searchMatch, searchScope, searchScopeCondition, searchTermIsCommon, setTrigramSearch, termIsCommon, type ListSearch } from './like-contains';
 
 describe('likeContains', () => {
   it('escapes LIKE wildcards and the escape character and wraps the text in %…%', () => {
@@ -7,17 +7,41 @@ describe('likeContains', () => {
   });
 });
 
+describe('likeOperator (LIKE where it selects what ILIKE selects, and costs less)', () => {
+  it('LIKE for terms of characters without case: Chinese, kana, Hangul, digits, white space', () => {
+    for (const term of ['王', '王伟', '欧阳娜娜 7', 'ひらがな', 'カタカナ', '한국어', '2026', '𠀋']) expect(likeOperator(term)).toBe('LIKE');
+  });
+
+  it('ILIKE as soon as one character has case, or could be the lower case of another (U+0307 of İ), and for an empty term', () => {
+    for (const term of ['q', 'Quinn', '王a', 'Ä', 'ß', 'i\u0307', '%', '50%', '王_', '']) expect(likeOperator(term)).toBe('ILIKE');
+  });
+
+  it('no character\'s lower or upper case form holds a caseless character other than itself (every code point, JavaScript\'s full mappings)', () => {
+    const caseless = (text: string) => likeOperator(text) === 'LIKE';
+    const found: string[] = [];
+    for (let codePoint = 0; codePoint <= 0x10ffff; codePoint++) {
+      if (codePoint >= 0xd800 && codePoint <= 0xdfff) continue;
+      const character = String.fromCodePoint(codePoint);
+      if (caseless(character) && (character.toLowerCase() !== character || character.toUpperCase() !== character)) found.push(character);
+      for (const mapped of [character.toLowerCase(), character.toUpperCase()]) {
+        if (mapped !== character && [...mapped].some(caseless)) found.push(character);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+});
+
 describe('containsMatch (issue 23: searches served by an index)', () => {
   afterEach(() => setTrigramSearch(true));
 
   it('3+ characters with pg_trgm: the ILIKE alone (the trigram index serves it)', () => {
     expect(containsMatch('c.name', 'p', 'Lily')).toEqual(["(c.name ILIKE :p ESCAPE '\\')", { p: '%Lily%' }]);
-    expect(containsMatch('c.name', 'p', '陈明华')).toEqual(["(c.name ILIKE :p ESCAPE '\\')", { p: '%陈明华%' }]);
+    expect(containsMatch('c.name', 'p', '陈明华')).toEqual(["(c.name LIKE :p ESCAPE '\\')", { p: '%陈明华%' }]);
   });
 
   it('1–2 characters (counted as code points): the character/bigram candidates, the ILIKE kept as the check', () => {
     for (const term of ['陈', '陈明', 'Li', '%', '𠀋x']) {
-      expect(containsMatch('c.name', 'p', term)).toEqual([`(c.name ILIKE :p ESCAPE '\\' AND atrium_grams(c.name) @> atrium_term_grams(:p_term))`, { p: likeContains(term), p_term: term }]);
+      expect(containsMatch('c.name', 'p', term)).toEqual([`(c.name ${likeOperator(term)} :p ESCAPE '\\' AND atrium_grams(c.name) @> atrium_term_grams(:p_term))`, { p: likeContains(term), p_term: term }]);
     }
   });
 
@@ -44,7 +68,7 @@ describe('scopedContainsAny (issue 23 acceptance 1: scoped grams, migration 1795
   it('every term length: the scope\'s grams as one top-level condition, the ILIKEs as another', () => {
     for (const term of ['陈', 'Li', 'Lily', '%_\\']) {
       expect(scopedContainsMatch('c.name', scope, 'p', term)).toEqual([
-        `((atrium_scoped_grams(c.tenant_id || '/' || c.staff, c.name) @> atrium_scoped_term_grams(:p_scope, :p_term)) AND (c.name ILIKE :p ESCAPE '\\'))`,
+        `((atrium_scoped_grams(c.tenant_id || '/' || c.staff, c.name) @> atrium_scoped_term_grams(:p_scope, :p_term)) AND (c.name ${likeOperator(term)} :p ESCAPE '\\'))`,
         { p: likeContains(term), p_scope: 'acme/zhangsan', p_term: term },
       ]);
     }
@@ -149,11 +173,13 @@ describe('termIsCommon / containsMatch common (a search without a scope)', () =>
     expect(sent).toHaveLength(5);
     expect(sent[0][0]).toContain('WHERE atrium_grams(name) @> atrium_term_grams($1)');
     expect(sent[0][0]).toContain("LIMIT (SELECT greatest(1000, ceil(sqrt(21 * greatest(reltuples, 0) / 6))) + 1 FROM pg_class WHERE oid = 'eval_scenario'::regclass)::bigint");
-    expect(sent[1]).toEqual([expect.stringContaining("WHERE name ILIKE $1 ESCAPE '\\'"), ['%王伟明%']]);
+    expect(sent[1]).toEqual([expect.stringContaining("WHERE name LIKE $1 ESCAPE '\\'"), ['%王伟明%']]);
+    expect(sent[2]).toEqual([expect.stringContaining("WHERE name ILIKE $1 ESCAPE '\\'"), ['%Quinn%']]);
   });
 
   it('a common term: the ILIKE alone on `column || \'\'` (no search index serves it), same pattern', () => {
     expect(containsMatch('s.name', 'q', '50%', { common: true })).toEqual([`((s.name || '') ILIKE :q ESCAPE '\\')`, { q: '%50\\%%' }]);
+    expect(containsMatch('s.name', 'q', '王伟', { common: true })).toEqual([`((s.name || '') LIKE :q ESCAPE '\\')`, { q: '%王伟%' }]);
   });
 });
 

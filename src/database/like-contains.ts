@@ -18,6 +18,23 @@ export function likeContains(text: string): string {
 }
 
 /**
+ * Characters that no case mapping changes or produces (Chinese characters, kana, Hangul, digits, white space): checked
+ * over every code point against JavaScript's and PostgreSQL's `lower()` (like-contains.spec.ts).
+ */
+const CASELESS_TERM = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Nd}\s]+$/u;
+
+/**
+ * The operator of a case-insensitive contains-search of `text` (issue 23 acceptance 1): `LIKE` when the term holds only
+ * characters without case ({@link CASELESS_TERM}, e.g. `王伟`), where it selects exactly the rows `ILIKE` selects; else
+ * `ILIKE`. In a UTF-8 database `ILIKE` lower-cases every value it tests: a walk of 18,000 names of a million for `王伟`
+ * took 2.6 ms with `ILIKE` against 0.55 ms with `LIKE` (PostgreSQL 17, no parallel workers).
+ * @returns `'LIKE'` or `'ILIKE'`, to write before a pattern of {@link likeContains}
+ */
+export function likeOperator(text: string): 'LIKE' | 'ILIKE' {
+  return CASELESS_TERM.test(text) ? 'LIKE' : 'ILIKE';
+}
+
+/**
  * Whether contains-searches may rely on a `pg_trgm` GIN index for terms of 3+ characters (set at start-up by
  * PagingModule from `pg_extension`). Without it every term also takes the character/bigram index path, which works
  * without any extension.
@@ -48,8 +65,9 @@ export const SHORT_TERM_MAX_CHARS = 2;
 export function containsMatch(column: string, parameter: string, text: string, options: { common?: boolean } = {}): [string, Record<string, string>] {
   // A common term (termIsCommon): the ILIKE alone, on `column || ''` so no search index serves it and the planner walks
   // the list's sort index (a page is found in its first rows) instead of reading every candidate.
-  if (options.common) return [`((${column} || '') ILIKE :${parameter} ESCAPE '\\')`, { [parameter]: likeContains(text) }];
-  const like = `${column} ILIKE :${parameter} ESCAPE '\\'`;
+  const operator = likeOperator(text);
+  if (options.common) return [`((${column} || '') ${operator} :${parameter} ESCAPE '\\')`, { [parameter]: likeContains(text) }];
+  const like = `${column} ${operator} :${parameter} ESCAPE '\\'`;
   const grams = gramsMatch(`atrium_grams(${column})`, `${parameter}_term`, text);
   if (!grams) return [`(${like})`, { [parameter]: likeContains(text) }];
   return [`(${like} AND ${grams[0]})`, { [parameter]: likeContains(text), ...grams[1] }];
@@ -114,7 +132,8 @@ export function scopedContainsAny(
   options: { grams?: boolean } = {},
 ): [string, Record<string, unknown>] {
   const any = (conditions: string[]) => [...conditions, ...(orElse ? [orElse[0]] : [])].join(' OR ');
-  const likes = any(columns.map((column) => `${column} ILIKE :${parameter} ESCAPE '\\'`));
+  const operator = likeOperator(text);
+  const likes = any(columns.map((column) => `${column} ${operator} :${parameter} ESCAPE '\\'`));
   const parameters = { [parameter]: likeContains(text), ...orElse?.[1] };
   if (options.grams === false || text.length === 0 || text.includes(GRAM_SEPARATOR)) return [`(${likes})`, parameters];
   const scoped = scope.columns.join(` || '${SCOPE_SEPARATOR}' || `);
@@ -229,7 +248,7 @@ export function termIsCommon(run: RunQuery, table: string, column: string, text:
   let deciding = commonTerms.get(key);
   if (!deciding) {
     const grams = gramsMatch(`atrium_grams(${column})`, 'term', text);
-    const [condition, parameter] = grams ? [`atrium_grams(${column}) @> atrium_term_grams($1)`, text] : [`${column} ILIKE $1 ESCAPE '\\'`, likeContains(text)];
+    const [condition, parameter] = grams ? [`atrium_grams(${column}) @> atrium_term_grams($1)`, text] : [`${column} ${likeOperator(text)} $1 ESCAPE '\\'`, likeContains(text)];
     const cap = Math.max(0, Math.floor(options.commonRows));
     deciding = run(
       `SELECT count(*)::int AS candidates, (SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = '${table}'::regclass) AS rows

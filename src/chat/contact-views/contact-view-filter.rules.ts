@@ -1,5 +1,5 @@
 import { isUuidShaped } from '../../common/ids/uuid-shape';
-import { escapeLike } from '../../database/like-contains';
+import { escapeLike, likeOperator } from '../../database/like-contains';
 
 /**
  * Saved contact-list filters (issue 6, Contact views: "filter definition (validated structure: which contact
@@ -272,11 +272,11 @@ function compileCondition(condition: ContactViewCondition, alias: string, key: s
     case 'ne':
       return `${column} IS DISTINCT FROM ${bind('', value)}`;
     case 'contains':
-      return `${column} ILIKE ${bind('', `%${escapeLike(value as string)}%`)} ESCAPE '\\'`;
+      return `${column} ${likeOperator(value as string)} ${bind('', `%${escapeLike(value as string)}%`)} ESCAPE '\\'`;
     case 'notContains':
-      return `(${column} IS NULL OR ${column} NOT ILIKE ${bind('', `%${escapeLike(value as string)}%`)} ESCAPE '\\')`;
+      return `(${column} IS NULL OR ${column} NOT ${likeOperator(value as string)} ${bind('', `%${escapeLike(value as string)}%`)} ESCAPE '\\')`;
     case 'startsWith':
-      return `${column} ILIKE ${bind('', `${escapeLike(value as string)}%`)} ESCAPE '\\'`;
+      return `${column} ${likeOperator(value as string)} ${bind('', `${escapeLike(value as string)}%`)} ESCAPE '\\'`;
     case 'in':
       return `${column} IN ${bindList(value)}`;
     case 'notIn':
