@@ -12,7 +12,7 @@
 //   npm run build && node bench/data-scale/run.mjs [--sizes 10000,100000,1000000]
 //   DATABASE_URL=postgres://…/db node bench/data-scale/run.mjs   # that server; one database per size is created
 //                                                                 # beside it (needs CREATEDB) and dropped after
-//   BENCH_REPS=7 (requests per case, after one warm-up; the median is printed)   BENCH_ONLY=<regex on case names>
+//   BENCH_REPS=15 (requests per case, after one warm-up; the median is printed)   BENCH_ONLY=<regex on case names>
 //   BENCH_DATABASE_PREFIX=atrium_ds (the per-size databases are <prefix>_<size>)
 //   BENCH_WINGS=chat,deploy,evaluation (the wings seeded; leave one out only for a quicker pass with BENCH_ONLY)
 //
@@ -28,7 +28,7 @@ import { createChatTenants, SEARCH_TERMS, seedChat, seedDeploy, seedEvaluation }
 
 const argSizes = process.argv.indexOf('--sizes');
 const SIZES = (argSizes > 0 ? process.argv[argSizes + 1] : '10000,100000,1000000').split(',').map(Number);
-const REPS = Number(process.env.BENCH_REPS ?? 7);
+const REPS = Number(process.env.BENCH_REPS ?? 15);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 const TENANTS = 10;
 const PAGE_SIZE = 20;
