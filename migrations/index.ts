@@ -47,6 +47,7 @@ import { GroupRoomAccess1795600760000 } from './1795600760000-GroupRoomAccess';
 import { ScenarioSortIndexesHoldName1795600770000 } from './1795600770000-ScenarioSortIndexesHoldName';
 import { EvaluationRunLeaseDue1795600780000 } from './1795600780000-EvaluationRunLeaseDue';
 import { ListGenerations1795600790000 } from './1795600790000-ListGenerations';
+import { GroupRoomListGenerations1795600800000 } from './1795600800000-GroupRoomListGenerations';
 
 /** Every migration in order. Listed explicitly (no glob) so the same list works under tsc, SWC/Jest and dist. */
 export const ALL_MIGRATIONS = [
@@ -99,4 +100,5 @@ export const ALL_MIGRATIONS = [
   ScenarioSortIndexesHoldName1795600770000,
   EvaluationRunLeaseDue1795600780000,
   ListGenerations1795600790000,
+  GroupRoomListGenerations1795600800000,
 ];

@@ -181,6 +181,67 @@ describe('group room access (issue 23)', () => {
     }
   });
 
+  it('counts a page\'s total once per change of the tenant\'s rooms: a plain count after every kind of write, reused while nothing changed', async () => {
+    const generation = async () =>
+      Number((await dataSource.query(`SELECT coalesce(sum(generation), 0)::int AS g FROM list_generation WHERE table_name = 'chat_group_room' AND tenant_id IN ($1, '*')`, [tenant]))[0].g);
+    const plainCount = async (staff: string, aiEnabled?: boolean) =>
+      Number(
+        (
+          await dataSource.query(
+            `SELECT count(*)::int AS n FROM chat_group_room r WHERE tenant_id = $1 ${aiEnabled === undefined ? '' : 'AND ai_enabled = $3'}
+                AND (owner_work_chat_user_id = $2 OR id IN (SELECT group_room_id FROM chat_group_member WHERE tenant_id = $1 AND member_user_id = $2 AND member_type = 1))`,
+            aiEnabled === undefined ? [tenant, staff] : [tenant, staff, aiEnabled],
+          )
+        )[0].n,
+      );
+    const total = async (staff: string, query: Record<string, unknown> = {}) => {
+      const body = (await rooms(staff, { size: 5, ...query }).expect(200)).body as { totalElements: number; totalElementsExact: boolean };
+      return { totalElements: body.totalElements, totalElementsExact: body.totalElementsExact };
+    };
+    const expectTotals = async () => {
+      for (const staff of ['zhangsan', 'wangwu']) {
+        // Twice: the count of the first request, then the total kept for the generation.
+        for (let round = 0; round < 2; round++) {
+          expect(await total(staff)).toEqual({ totalElements: await plainCount(staff), totalElementsExact: true });
+          expect(await total(staff, { aiEnabled: false })).toEqual({ totalElements: await plainCount(staff, false), totalElementsExact: true });
+        }
+      }
+    };
+    await expectTotals();
+    const writes: Array<[string, () => Promise<unknown>]> = [
+      ['rooms inserted', () => insertRooms('g', 9, ['zhangsan', 'wangwu'])],
+      ['a staff member added', () => addMembers('g-1', 'zhangsan')],
+      ['owner handed over', () => dataSource.query(`UPDATE chat_group_room SET owner_work_chat_user_id = 'wangwu' WHERE tenant_id = $1 AND chat_id = 'g-2'`, [tenant])],
+      ['AI switched off', () => dataSource.query(`UPDATE chat_group_room SET ai_enabled = false WHERE tenant_id = $1 AND chat_id IN ('g-3', 'g-4')`, [tenant])],
+      ['a member removed', () => dataSource.query(`DELETE FROM chat_group_member WHERE tenant_id = $1 AND chat_id = 'g-1' AND member_user_id = 'zhangsan'`, [tenant])],
+      ['a room deleted', () => dataSource.query(`DELETE FROM chat_group_room WHERE tenant_id = $1 AND chat_id = 'g-5'`, [tenant])],
+    ];
+    for (const [write, run] of writes) {
+      const before = await generation();
+      await run();
+      expect({ write, bumped: (await generation()) > before }).toEqual({ write, bumped: true });
+      await expectTotals();
+    }
+    // A member sync's counts and times bump nothing, in the rooms or in their access rows' copies.
+    const beforeSync = await generation();
+    await dataSource.query(`UPDATE chat_group_room SET member_count = member_count + 1, synced_at = now(), updated_at = now() WHERE tenant_id = $1 AND chat_id LIKE 'g-%'`, [tenant]);
+    expect(await generation()).toBe(beforeSync);
+    await expectExact();
+    // A room slipped in without the generation triggers (its access row still written): the kept total stands, which
+    // shows it is reused, not counted. The app never disables them.
+    const kept = (await total('zhangsan')).totalElements;
+    for (const table of ['chat_group_room', 'chat_group_room_access']) await dataSource.query(`ALTER TABLE ${table} DISABLE TRIGGER list_generation_insert`);
+    try {
+      await insertRooms('h', 1, ['zhangsan']);
+    } finally {
+      for (const table of ['chat_group_room', 'chat_group_room_access']) await dataSource.query(`ALTER TABLE ${table} ENABLE TRIGGER list_generation_insert`);
+    }
+    expect(await plainCount('zhangsan')).toBe(kept + 1);
+    expect((await total('zhangsan')).totalElements).toBe(kept);
+    await insertRooms('i', 1, ['wangwu']);
+    await expectTotals();
+  });
+
   it('follows a truncate of the members (owners keep their rooms) and of the rooms (nothing left)', async () => {
     const runner = dataSource.createQueryRunner();
     await runner.connect();

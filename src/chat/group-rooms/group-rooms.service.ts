@@ -64,7 +64,8 @@ export class GroupRoomsService {
     for (const [property, direction] of order) builder.addOrderBy(`access.${property}`, direction);
     // The access indexes end with the room id: named as the tie-breaker, a cursor's seek stays inside them.
     builder.addOrderBy('access.groupRoomId', order[0]?.[1] ?? 'DESC');
-    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword), candidates: !commonKeyword });
+    // Without a keyword the total is counted once per change of the tenant's rooms (list generations, migration 1795600800000).
+    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword), candidates: !commonKeyword, tenantId });
     return toPage(rows.map(toGroupRoomDto), slice, query);
   }
 

@@ -11,7 +11,7 @@ import { secretSealer } from '../crypto/secret-sealer';
 import { prepareOnFirstUse } from '../../database/guarded-pg';
 import { searchTermIsCommon, type ListSearch } from '../../database/like-contains';
 import { cursorKeyOf, listFingerprint, openCursor, signCursor } from './cursor';
-import { generationCovers, generationSql } from './list-generation';
+import { generationSql, generationTablesOf } from './list-generation';
 import { genericPlanSafe } from './prepared.rules';
 import { keysetPhases, type OrderKey } from './keyset.rules';
 import { NamedSql, type ParameterStyle } from './named-sql';
@@ -192,8 +192,8 @@ interface ListPlan {
   listNamed: NamedSql;
   /** `SELECT 1 …` with the list's filters and no order: the count and the estimate read it. */
   countSql: string;
-  /** The list's table when its totals can be checked by generation ({@link generationCovers}), else undefined. */
-  generationTable?: string;
+  /** The generation rows that cover the list's totals ({@link generationTablesOf}), else undefined. */
+  generationTables?: string[];
   /** Whether its statements may run prepared: filters of equalities alone ({@link genericPlanSafe}). */
   preparable: boolean;
   /** Statements by variant (offset or cursor, with or without the count column). */
@@ -348,7 +348,7 @@ export class ListPager {
     const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey) ?? (walk ? this.total(countKey, PAST_CAP, connection, () => driver.escapeQueryWithParameters(plan.countSql, parameters), cap) : undefined);
     const withCount = known === undefined;
     // A transaction may see its own uncommitted writes (and their generation): its counts are neither reused nor kept.
-    const byGeneration = withCount && tenantId !== undefined && plan.generationTable !== undefined && !runner && !countInPage;
+    const byGeneration = withCount && tenantId !== undefined && plan.generationTables !== undefined && !runner && !countInPage;
     const kept = byGeneration ? this.generationTotals.get(countKey) : undefined;
     if (byGeneration) {
       parameters[GENERATION_TENANT_PARAMETER] = tenantId;
@@ -548,7 +548,6 @@ export class ListPager {
       const keys = orderKeysOf(ordered);
       const listSql = ordered.getQuery();
       const countSql = countBuilderOf(ordered).getQuery();
-      const table = metadata.tableName;
       plan = {
         shapeSql: shapeSql ?? builder.getQuery(),
         checksLeft: SHAPE_CHECKS,
@@ -557,7 +556,7 @@ export class ListPager {
         listSql,
         listNamed: new NamedSql(listSql),
         countSql,
-        generationTable: generationCovers(table, countSql) ? table : undefined,
+        generationTables: generationTablesOf(countSql),
         preparable: genericPlanSafe(countSql),
         statements: new Map(),
       };
@@ -628,7 +627,7 @@ export class ListPager {
     keys.forEach((key, at) => statement.addSelect(`${key.sql}::text`, `${KEY_COLUMN}${at}`));
     if (count === 'generation') {
       // An InitPlan runs only when its CASE branch is taken: an unchanged generation counts nothing.
-      const generation = generationSql(plan.generationTable!, GENERATION_TENANT_PARAMETER);
+      const generation = generationSql(plan.generationTables!, GENERATION_TENANT_PARAMETER);
       statement.addSelect(`CASE WHEN ${generation} = :${KNOWN_GENERATION_PARAMETER} THEN NULL ELSE ${cappedCountOf(countBuilderOf(ordered), cap)} END`, TOTAL_COLUMN);
       statement.addSelect(generation, GENERATION_COLUMN);
     } else if (count) {
