@@ -28,4 +28,4 @@ VOLUME ["/var/lib/atrium"]
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s CMD node -e "fetch('http://127.0.0.1:3000/api/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # Same V8 heap sizing as `npm start` (README: Memory).
-CMD ["node", "--max-old-space-size=768", "--max-semi-space-size=8", "dist/src/main.js"]
+CMD ["node", "--max-old-space-size=768", "--max-semi-space-size=16", "dist/src/main.js"]

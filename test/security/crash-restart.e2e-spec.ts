@@ -105,7 +105,7 @@ describe('restart after SIGKILL mid-deploy, mid-delete and mid-run just works (i
 
   async function startApp(): Promise<AppProcess> {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--max-old-space-size=768', '--max-semi-space-size=8', mainJs], {
+    const child = spawn(process.execPath, ['--max-old-space-size=768', '--max-semi-space-size=16', mainJs], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',
