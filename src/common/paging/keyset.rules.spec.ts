@@ -1,5 +1,5 @@
 import { keysetPhases, type OrderKey } from './keyset.rules';
-import { cursorKeyOf, invalidCursor, listFingerprint, openCursor, signCursor } from './cursor';
+import { cursorKeyOf, invalidCursor, listFingerprint, ListFingerprints, openCursor, signCursor } from './cursor';
 
 const key = (sql: string, desc: boolean, nullable = false, nullsFirst = desc): OrderKey => ({ sql, desc, nullable, nullsFirst });
 
@@ -32,5 +32,21 @@ describe('cursor', () => {
     expect(() => openCursor(cursor, [secret], fingerprint, 2)).toThrow(/malformed/);
     expect(() => openCursor(`${body}`, [secret], fingerprint, 3)).toThrow(/malformed/);
     expect(invalidCursor('x').getStatus()).toBe(400);
+  });
+});
+
+describe('ListFingerprints (a kept statement\'s fingerprints, its text hashed once)', () => {
+  it('gives what listFingerprint gives, for each parameter list and after its text changes and changes back', () => {
+    const fingerprints = new ListFingerprints();
+    const long = `SELECT ${'"c"."column", '.repeat(200)}1 FROM t WHERE tenant = $1 AND s IN ($2, $3)`;
+    const inputs: Array<[string, unknown[]]> = [
+      [long, ['acme', 'a', 'b']],
+      [long, ['globex', 'a', 'b']],
+      ['SELECT 1 WHERE tenant = $1', ['acme']],
+      [long, ['acme', 'a', null]],
+      [`${long} `, ['acme', 'a', 'b']],
+    ];
+    for (const [sql, parameters] of inputs) expect(fingerprints.of(sql, parameters)).toBe(listFingerprint(sql, parameters));
+    expect(new Set(inputs.map(([sql, parameters]) => fingerprints.of(sql, parameters))).size).toBe(inputs.length);
   });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createHash, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { DataSource, EntityMetadata, FindOptionsWhere, ObjectLiteral, QueryRunner, Repository, SelectQueryBuilder } from 'typeorm';
 import { DriverUtils } from 'typeorm/driver/DriverUtils';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
@@ -10,7 +10,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { secretSealer } from '../crypto/secret-sealer';
 import { prepareOnFirstUse } from '../../database/guarded-pg';
 import { searchTermIsCommon, type ListSearch } from '../../database/like-contains';
-import { cursorKeyOf, listFingerprint, openCursor, signCursor } from './cursor';
+import { cursorKeyOf, listFingerprint, ListFingerprints, openCursor, signCursor } from './cursor';
 import { generationSql, generationTablesOf } from './list-generation';
 import { genericPlanSafe } from './prepared.rules';
 import { keysetPhases, type OrderKey } from './keyset.rules';
@@ -192,6 +192,10 @@ interface ListPlan {
   listNamed: NamedSql;
   /** `SELECT 1 …` with the list's filters and no order: the count and the estimate read it. */
   countSql: string;
+  /** Stands for {@link countSql} in the keys of kept totals (a digest: lists of one filter in any sort share it). */
+  countId: string;
+  /** The cursor fingerprints of {@link listSql}'s bound texts. */
+  fingerprints: ListFingerprints;
   /** The generation rows that cover the list's totals ({@link generationTablesOf}), else undefined. */
   generationTables?: string[];
   /** Whether its statements may run prepared: filters of equalities alone ({@link genericPlanSafe}). */
@@ -339,12 +343,12 @@ export class ListPager {
     // The builder's own runner (a transaction's), else one from the pool for the statement, as TypeORM's execution does.
     const runner = (builder as unknown as { queryRunner?: QueryRunner }).queryRunner;
     const [listSql, listParameters] = bindNamed(driver, plan.listNamed, parameters);
-    const fingerprint = listFingerprint(listSql, listParameters);
+    const fingerprint = plan.fingerprints.of(listSql, listParameters);
     const cursor = request.cursor ? openCursor(request.cursor, this.verifyKeys(), fingerprint, plan.keys.length) : undefined;
     const pageNumber = cursor ? cursor.p : request.page;
 
     // The count of one filter is one entry whatever the sort, page or cursor (the count statement has no ORDER BY).
-    const countKey = `${plan.countSql}\u0000${JSON.stringify(listParameters)}`;
+    const countKey = `${plan.countId}\u0000${JSON.stringify(listParameters)}`;
     const known = this.totals?.get(countKey) ?? this.countsInFlight.get(countKey) ?? (walk ? this.total(countKey, PAST_CAP, connection, () => driver.escapeQueryWithParameters(plan.countSql, parameters), cap) : undefined);
     const withCount = known === undefined;
     // A transaction may see its own uncommitted writes (and their generation): its counts are neither reused nor kept.
@@ -556,6 +560,8 @@ export class ListPager {
         listSql,
         listNamed: new NamedSql(listSql),
         countSql,
+        countId: createHash('sha256').update(countSql).digest('base64url'),
+        fingerprints: new ListFingerprints(),
         generationTables: generationTablesOf(countSql),
         preparable: genericPlanSafe(countSql),
         statements: new Map(),

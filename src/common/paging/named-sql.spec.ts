@@ -26,4 +26,16 @@ describe('NamedSql (named-sql.ts)', () => {
     const again = parameters ? Object.fromEntries(Object.entries(parameters).map(([key, value]) => [key, typeof value === 'number' ? value + 1 : value])) : parameters;
     expect(named.bind(driver, again)).toEqual(typeorm(sql, again));
   });
+
+  it('returns the same text object for binds of the same shape (maps keyed by it hash it once), another for another shape', () => {
+    const named = new NamedSql('SELECT * FROM t WHERE tenant = :tenantId AND s IN (:...states) AND at > :now LIMIT :limit');
+    const [first, firstValues] = named.bind(driver, { tenantId: 'a', states: ['x', 'y'], now: () => 'now()', limit: 21 });
+    const [second, secondValues] = named.bind(driver, { tenantId: 'b', states: ['z', 'w'], now: () => 'now()', limit: 6 });
+    expect(second).toBe(first);
+    expect([firstValues, secondValues]).toEqual([['a', 'x', 'y', 21], ['b', 'z', 'w', 6]]);
+    const [three] = named.bind(driver, { tenantId: 'b', states: ['z', 'w', 'v'], now: () => 'now()', limit: 6 });
+    expect(three).toBe('SELECT * FROM t WHERE tenant = $1 AND s IN ($2, $3, $4) AND at > now() LIMIT $5');
+    expect(named.bind(driver, { tenantId: 'b', states: ['z'], now: () => 'clock_timestamp()', limit: 6 })[0]).toBe('SELECT * FROM t WHERE tenant = $1 AND s IN ($2) AND at > clock_timestamp() LIMIT $3');
+    expect(named.bind(driver, { tenantId: 'b', states: ['z'], now: () => 'now()' })[0]).toBe('SELECT * FROM t WHERE tenant = $1 AND s IN ($2) AND at > now() LIMIT :limit');
+  });
 });

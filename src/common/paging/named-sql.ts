@@ -11,6 +11,9 @@ interface NamedParameter {
   key: string;
 }
 
+/** Bound texts a {@link NamedSql} keeps (a spread's every length is a text of its own). */
+const MAX_KEPT_TEXTS = 64;
+
 /** TypeORM's pattern of a named parameter (PostgresDriver.escapeQueryWithParameters). */
 const NAMED_PARAMETER = /:(\.\.\.)?([A-Za-z0-9_.]+)/g;
 
@@ -21,6 +24,11 @@ const NAMED_PARAMETER = /:(\.\.\.)?([A-Za-z0-9_.]+)/g;
  */
 export class NamedSql {
   private readonly parts: Array<string | NamedParameter> = [];
+  /**
+   * Texts bound before, by what their parameters rendered as: a bind of the same shape returns the same string, so the
+   * maps keyed by a statement's text (prepared statement names, guarded-pg.ts) hash its 1–3 KB once, not per request.
+   */
+  private readonly texts = new Map<string, string>();
 
   /** @param sql SQL text with `:name` / `:...name` parameters, as a query builder renders it */
   constructor(readonly sql: string) {
@@ -45,31 +53,39 @@ export class NamedSql {
     const values: unknown[] = [];
     if (!parameters || Object.keys(parameters).length === 0) return [this.sql, values];
     const indexes = new Map<string, number>();
-    let text = '';
+    // What each parameter renders as ($n, a spread's list, a function's SQL, or itself when not given): the text's shape.
+    const pieces: string[] = [];
     for (const part of this.parts) {
-      if (typeof part === 'string') {
-        text += part;
-        continue;
-      }
+      if (typeof part === 'string') continue;
       const { full, spread, key } = part;
-      if (!Object.prototype.hasOwnProperty.call(parameters, key)) text += full;
-      else if (indexes.has(key)) text += driver.parametersPrefix + indexes.get(key);
+      if (!Object.prototype.hasOwnProperty.call(parameters, key)) pieces.push(full);
+      else if (indexes.has(key)) pieces.push(driver.parametersPrefix + indexes.get(key));
       else {
         const value = parameters[key];
         if (spread) {
-          text += (value as unknown[])
-            .map((element) => {
-              values.push(element);
-              return driver.createParameter(key, values.length - 1);
-            })
-            .join(', ');
-        } else if (typeof value === 'function') text += (value as () => string)();
+          pieces.push(
+            (value as unknown[])
+              .map((element) => {
+                values.push(element);
+                return driver.createParameter(key, values.length - 1);
+              })
+              .join(', '),
+          );
+        } else if (typeof value === 'function') pieces.push((value as () => string)());
         else {
           values.push(value);
           indexes.set(key, values.length);
-          text += driver.createParameter(key, values.length - 1);
+          pieces.push(driver.createParameter(key, values.length - 1));
         }
       }
+    }
+    const shape = pieces.join('\u0000');
+    let text = this.texts.get(shape);
+    if (text === undefined) {
+      text = '';
+      let at = 0;
+      for (const part of this.parts) text += typeof part === 'string' ? part : pieces[at++];
+      if (this.texts.size < MAX_KEPT_TEXTS) this.texts.set(shape, text);
     }
     return [text, values];
   }
