@@ -43,7 +43,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createChatTenants, seedChat } from './data-scale/seed.mjs';
-import { running } from './support/child-process.mjs';
+import { appStartFlags, running } from './support/child-process.mjs';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 10);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
@@ -143,7 +143,7 @@ const appEnv = {
   DEPLOY_REGISTRATION_KEY: 'bench-registration-key-0123456789',
   DEPLOY_OWNER_TOKEN: 'bench-owner-token-0123456789abcdef',
 };
-const startFlags = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
+const startFlags = appStartFlags();
 const nodeArgs = [...startFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 const app = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], { env: appEnv, stdio: ['ignore', 'inherit', 'inherit'] });
 const baseUrl = `http://127.0.0.1:${port}`;

@@ -23,6 +23,7 @@ import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { appStartFlags } from './support/child-process.mjs';
 
 const files = Number(process.env.BENCH_FILES ?? 5000);
 const totalBytes = Number(process.env.BENCH_MB ?? 50) * 1024 * 1024;
@@ -69,7 +70,7 @@ console.log(`site: ${files} files, ${(written / 1048576).toFixed(1)} MiB unpacke
 
 // 2. Start the built app (or each of several builds, to compare them in one run) and register.
 // As `npm start` runs it (package.json's node flags), then BENCH_NODE_ARGS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
-const startFlags = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
+const startFlags = appStartFlags();
 const nodeArgs = [...startFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 const appMains = (process.env.BENCH_APP_MAIN ?? 'dist/src/main.js').split(',').filter(Boolean);
 const warmups = Number(process.env.BENCH_WARMUP ?? 1);

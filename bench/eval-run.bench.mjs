@@ -27,6 +27,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import { appStartFlags } from './support/child-process.mjs';
 
 const cases = Number(process.env.BENCH_CASES ?? 2000);
 const bigCases = Number(process.env.BENCH_BIG_CASES ?? 50000);
@@ -115,7 +116,7 @@ if (process.env.DATABASE_URL) {
 }
 // The app runs as `npm start` runs it: with the node flags of package.json's start script (V8 heap sizing), then
 // BENCH_NODE_ARGS.
-const startFlags = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
+const startFlags = appStartFlags();
 const nodeArgs = [...startFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 const app = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
 const baseUrl = `http://127.0.0.1:${port}`;

@@ -25,7 +25,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { running } from './support/child-process.mjs';
+import { appStartFlags, running } from './support/child-process.mjs';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -98,7 +98,7 @@ const appEnv = {
   DEPLOY_REGISTRATION_KEY: registrationKey,
   DEPLOY_OWNER_TOKEN: 'bench-owner-token-0123456789abcdef',
 };
-const startFlags = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
+const startFlags = appStartFlags();
 const nodeArgs = [...startFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 const app = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], { env: appEnv, stdio: ['ignore', 'ignore', 'inherit'] });
 let appExited = false;

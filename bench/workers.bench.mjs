@@ -23,7 +23,7 @@ import { createServer as createNetServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { running } from './support/child-process.mjs';
+import { appStartFlags, running } from './support/child-process.mjs';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 4);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
@@ -63,7 +63,7 @@ const sql = new pg.Client({ connectionString: databaseUrl.toString() });
 const work = mkdtempSync(join(tmpdir(), 'atrium-workers-bench-'));
 
 const built = existsSync('dist/src/main.js');
-const appEntry = built ? ['--max-old-space-size=768', '--max-semi-space-size=16', 'dist/src/main.js'] : ['-r', './test/chat/support/swc-register.cjs', 'src/main.ts'];
+const appEntry = built ? [...appStartFlags(), 'dist/src/main.js'] : ['-r', './test/chat/support/swc-register.cjs', 'src/main.ts'];
 const cliEntry = built ? ['dist/src/cli/chat/main.js'] : ['-r', './test/chat/support/swc-register.cjs', 'src/cli/chat/main.ts'];
 const appEnv = (port, workers) => ({
   ...process.env,

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { running } from '../support/child-process.mjs';
+import { appStartFlags, running } from '../support/child-process.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const API_KEY = 'bench-eval-api-key-0123456789abcdef';
@@ -181,7 +181,7 @@ export async function benchReports({ sizes = [1000, 10000, 50000], reps = 3, dat
   const benchUrl = url.toString();
 
   const port = await freePort();
-  const startFlags = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
+  const startFlags = appStartFlags();
   const app = spawn(process.execPath, [...startFlags, 'dist/src/main.js'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'error', DATA_DIR: join(work, 'data'), DATABASE_URL: benchUrl, STORAGE_DRIVER: 'local', ATRIUM_WORKERS: '1', EVAL_API_KEYS: API_KEY, DEPLOY_REGISTRATION_KEY: 'bench-registration-key-0123456789', DEPLOY_OWNER_TOKEN: 'bench-owner-token-0123456789abcdef' },

@@ -18,13 +18,14 @@
 //
 // See bench/data-scale/README.md for how to read the table.
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createChatTenants, SEARCH_TERMS, seedChat, seedDeploy, seedEvaluation } from './seed.mjs';
+import { appStartFlags } from '../support/child-process.mjs';
 
 const argSizes = process.argv.indexOf('--sizes');
 const SIZES = (argSizes > 0 ? process.argv[argSizes + 1] : '10000,100000,1000000').split(',').map(Number);
@@ -136,7 +137,7 @@ async function startApp(databaseUrl) {
     DEPLOY_OWNER_TOKEN: OWNER_TOKEN,
     EVAL_API_KEYS: API_KEY,
   };
-  const startFlags = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
+  const startFlags = appStartFlags();
   const child = spawn(process.execPath, [...startFlags, 'dist/src/main.js'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   let exited = false;
   child.once('exit', () => (exited = true));

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
+import { START_FLAGS } from '../support/app-process';
 import { freePort } from '../support/free-port';
 import { chatCompletion } from '../support/peers/local-peers';
 import { TEST_SECRET_KEY } from '../support/test-app';
@@ -27,14 +28,11 @@ const TARGET_CAP = 10 * MIB;
 const MODEL_CAP = 10 * MIB;
 const WEBHOOK_CAP = 64 * 1024;
 
-/**
- * The V8 flags `npm start` (and the Docker image) run the app with (`--max-old-space-size`, `--max-semi-space-size`),
- * read from package.json so the RSS bound is about the app as it runs in production. Without them V8 sizes the heap
- * from the machine's memory, and that differs per Node version: on Node 24 (V8 13) each semi-space grows to 64 MiB
- * (Node 20: 16 MiB), so the idle app alone measured 372–391 MB on Node 24 against 255–269 MB on Node 20 (new space
- * 128 MiB against 32 MiB); with the flags, 261–273 MB and 239–242 MB (peaks here: ~317 MB and ~275 MB).
- */
-const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string).split(/\s+/).filter((word) => word.startsWith('--'));
+// The app runs with `npm start`'s V8 flags (START_FLAGS), so the RSS bound is about the app as it runs in production.
+// Without them V8 sizes the heap from the machine's memory, and that differs per Node version: on Node 24 (V8 13) each
+// semi-space grows to 64 MiB (Node 20: 16 MiB), so the idle app alone measured 372–391 MB on Node 24 against 255–269 MB
+// on Node 20 (new space 128 MiB against 32 MiB); with 8 MiB semi-spaces, 261–273 MB and 239–242 MB (peaks here: ~317 MB
+// and ~275 MB); with 16 MiB, peaks 323–327 MB on Node 24.
 
 /** A peer answering `bytes` of JSON-looking text in 64 KiB chunks (backpressure respected); records bytes sent. */
 function streamHuge(response: ServerResponse, bytes: number, sent: { bytes: number }): void {

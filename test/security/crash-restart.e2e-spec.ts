@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { constants, createGzip } from 'node:zlib';
 import request from 'supertest';
+import { START_FLAGS } from '../support/app-process';
 import { eventually } from '../support/async';
 import { deployArchive, newAgent } from '../support/deploy-factories';
 import { freePort } from '../support/free-port';
@@ -105,7 +106,7 @@ describe('restart after SIGKILL mid-deploy, mid-delete and mid-run just works (i
 
   async function startApp(): Promise<AppProcess> {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--max-old-space-size=768', '--max-semi-space-size=16', mainJs], {
+    const child = spawn(process.execPath, [...START_FLAGS, mainJs], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',

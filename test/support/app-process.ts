@@ -9,6 +9,9 @@ import type { PostgresCluster } from './postgres-cluster';
 
 const ROOT = join(__dirname, '../..');
 
+/** The V8 flags `npm start` (and the Docker image) run the app with (`--max-old-space-size`, `--max-semi-space-size`), read from package.json. */
+export const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string).split(/\s+/).filter((word) => word.startsWith('--'));
+
 /**
  * Keys of the apps started here. Not test-app.ts's: importing it loads the whole AppModule into Jest, which these
  * tests never use (the app runs as a child).
