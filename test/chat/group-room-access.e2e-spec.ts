@@ -74,14 +74,14 @@ describe('group room access (issue 23)', () => {
     }
     throw new Error('more than 100 pages');
   };
-  /** The reference: the rooms `staff` owns or is a staff member of, by a plain query, in `sort` with the id last. */
-  const reference = async (staff: string, column: string, direction: 'ASC' | 'DESC'): Promise<string[]> =>
+  /** The reference: the rooms `staff` owns or is a staff member of (with that AI switch, if given), by a plain query, in `sort` with the id last. */
+  const reference = async (staff: string, column: string, direction: 'ASC' | 'DESC', aiEnabled?: boolean): Promise<string[]> =>
     (
       (await dataSource.query(
-        `SELECT id FROM chat_group_room r WHERE tenant_id = $1
+        `SELECT id FROM chat_group_room r WHERE tenant_id = $1 ${aiEnabled === undefined ? '' : 'AND ai_enabled = $3'}
             AND (owner_work_chat_user_id = $2 OR id IN (SELECT group_room_id FROM chat_group_member WHERE tenant_id = $1 AND member_user_id = $2 AND member_type = 1))
           ORDER BY ${column} ${direction}, id ${direction}`,
-        [tenant, staff],
+        aiEnabled === undefined ? [tenant, staff] : [tenant, staff, aiEnabled],
       )) as Array<{ id: string }>
     ).map((row) => row.id);
 
@@ -184,16 +184,7 @@ describe('group room access (issue 23)', () => {
   it('counts a page\'s total once per change of the tenant\'s rooms: a plain count after every kind of write, reused while nothing changed', async () => {
     const generation = async () =>
       Number((await dataSource.query(`SELECT coalesce(sum(generation), 0)::int AS g FROM list_generation WHERE table_name = 'chat_group_room' AND tenant_id IN ($1, '*')`, [tenant]))[0].g);
-    const plainCount = async (staff: string, aiEnabled?: boolean) =>
-      Number(
-        (
-          await dataSource.query(
-            `SELECT count(*)::int AS n FROM chat_group_room r WHERE tenant_id = $1 ${aiEnabled === undefined ? '' : 'AND ai_enabled = $3'}
-                AND (owner_work_chat_user_id = $2 OR id IN (SELECT group_room_id FROM chat_group_member WHERE tenant_id = $1 AND member_user_id = $2 AND member_type = 1))`,
-            aiEnabled === undefined ? [tenant, staff] : [tenant, staff, aiEnabled],
-          )
-        )[0].n,
-      );
+    const plainCount = async (staff: string, aiEnabled?: boolean) => (await reference(staff, 'created_at', 'DESC', aiEnabled)).length;
     const total = async (staff: string, query: Record<string, unknown> = {}) => {
       const body = (await rooms(staff, { size: 5, ...query }).expect(200)).body as { totalElements: number; totalElementsExact: boolean };
       return { totalElements: body.totalElements, totalElementsExact: body.totalElementsExact };
