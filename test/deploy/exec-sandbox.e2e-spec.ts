@@ -206,8 +206,11 @@ describeSandbox(`exec in the OS sandbox: what a command can't do (issue 12 accep
 
   it('survives a fork bomb: capped by EXEC_MAX_PROCESSES, all of it gone after the timeout, the server still answers', async () => {
     const tag = `bomb_${unique()}`;
-    const response = await exec({ command: `${tag}() { ${tag} | ${tag} & }; ${tag}; sleep 30`, timeoutMs: 3_000 }).expect(200);
+    // The sleep starts before the bomb: started after it, its fork could fail once the cap is reached, and the shell
+    // would end before the timeout. `wait` is a builtin, so it needs no process of its own.
+    const response = await exec({ command: `sleep 30 & ${tag}() { ${tag} | ${tag} & }; ${tag}; wait`, timeoutMs: 3_000 }).expect(200);
     expect(response.body.timedOut).toBe(true);
+    expect(response.body.stderr).toMatch(/cannot fork|resource temporarily unavailable/i); // the cap was reached
     await settle();
     expect(processesWith(tag)).toEqual([]);
     await request(testApp.baseUrl).get('/api/health').expect(200);
