@@ -1,5 +1,5 @@
 import * as pg from 'pg';
-import { ATRIUM_PG_TYPES, parseTimestamptz, TIMESTAMPTZ_OID } from './timestamptz-parser';
+import { ATRIUM_PG_TYPES, isoOfTimestamptzText, parseTimestamptz, TIMESTAMPTZ_OID } from './timestamptz-parser';
 
 /** node-postgres's own parser: the reference every answer must equal. */
 const library = pg.types.getTypeParser(TIMESTAMPTZ_OID, 'text') as (text: string) => unknown;
@@ -67,5 +67,55 @@ describe('parseTimestamptz', () => {
     expect(ATRIUM_PG_TYPES.getTypeParser(TIMESTAMPTZ_OID, 'binary')).toBe(pg.types.getTypeParser(TIMESTAMPTZ_OID, 'binary'));
     expect(ATRIUM_PG_TYPES.getTypeParser(1114, 'text')).toBe(pg.types.getTypeParser(1114, 'text'));
     expect(ATRIUM_PG_TYPES.getTypeParser(23)).toBe(pg.types.getTypeParser(23));
+  });
+});
+
+describe('isoOfTimestamptzText', () => {
+  /** What the entity path answers for the same column: the library's Date, as ISO text. */
+  const viaDate = (text: string) => (library(text) as Date).toISOString();
+
+  it('rewrites what PostgreSQL writes to a UTC session into toISOString\'s text', () => {
+    expect(isoOfTimestamptzText('2026-11-26 13:07:49.123456+00')).toBe('2026-11-26T13:07:49.123Z');
+    expect(isoOfTimestamptzText('2026-11-26 13:07:49+00')).toBe('2026-11-26T13:07:49.000Z');
+    expect(isoOfTimestamptzText('2026-11-26 13:07:49.5+00')).toBe('2026-11-26T13:07:49.500Z');
+    expect(isoOfTimestamptzText('2026-11-26 13:07:49.000999+00')).toBe('2026-11-26T13:07:49.000Z');
+    expect(isoOfTimestamptzText('1969-12-31 23:59:59.999+00')).toBe('1969-12-31T23:59:59.999Z');
+  });
+
+  it('equals the Date path on every fraction of three digits and more, before and after 1970', () => {
+    for (let ms = 0; ms < 1000; ms++) {
+      const three = String(ms).padStart(3, '0');
+      for (const fraction of [three, `${three}000`, `${three}999`, three.replace(/0+$/, '') || '0']) {
+        for (const day of ['1969-07-20 20:17:40', '2026-11-26 13:07:49']) {
+          const text = `${day}.${fraction}+00`;
+          expect([text, isoOfTimestamptzText(text)]).toEqual([text, viaDate(text)]);
+        }
+      }
+    }
+  });
+
+  it('equals the Date path on 20,000 random times, month ends and leap days', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pad = (value: number, width: number) => String(value).padStart(width, '0');
+    const texts = ['2024-02-29 00:00:00+00', '2000-02-29 23:59:59.999999+00', '1900-02-28 12:00:00.1+00', '2026-12-31 23:59:59.5+00', '1000-01-01 00:00:00+00', '9999-12-31 23:59:59.999999+00'];
+    for (let index = 0; index < 20_000; index++) {
+      const fraction = Math.floor(random() * 7);
+      const digits = Array.from({ length: fraction }, () => Math.floor(random() * 10)).join('');
+      texts.push(
+        `${pad(1000 + Math.floor(random() * 9000), 4)}-${pad(1 + Math.floor(random() * 12), 2)}-${pad(1 + Math.floor(random() * 31), 2)} ` +
+          `${pad(Math.floor(random() * 24), 2)}:${pad(Math.floor(random() * 60), 2)}:${pad(Math.floor(random() * 60), 2)}${fraction ? `.${digits}` : ''}+00`,
+      );
+    }
+    // Days past a month's end (2026-02-31) are not PostgreSQL's, but must still match what the Date makes of them.
+    for (const text of texts) expect([text, isoOfTimestamptzText(text)]).toEqual([text, viaDate(text)]);
+  });
+
+  it('answers other shapes through the library\'s Date (offsets, BC, short years), and throws for infinity as toISOString does', () => {
+    for (const text of ['2026-11-26 13:07:49.123+05:30', '2026-11-26 13:07:49-08', '2026-11-26 13:07:49.5+00 BC', '0099-01-01 00:00:00+00', '2026-11-26 24:00:00+00', '2026-13-01 00:00:00+00']) {
+      expect([text, isoOfTimestamptzText(text)]).toEqual([text, viaDate(text)]);
+    }
+    expect(() => isoOfTimestamptzText('infinity')).toThrow(RangeError);
+    expect(() => isoOfTimestamptzText('-infinity')).toThrow(RangeError);
   });
 });
