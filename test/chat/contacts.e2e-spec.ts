@@ -458,6 +458,18 @@ describe('external contacts and group rooms', () => {
       await api('post', '/api/acme/v1/external/partner/customer/improveUserInfo').send({ openId: 'o-uma', corpName: 'Acme East' }).expect(404);
     });
 
+    it('lists each contact exactly as reading it answers: times, tags, nulls and profile names in order (the list maps plain rows, not entities)', async () => {
+      // A profile whose name sorts first, written last: the list sorts the names as reading one does.
+      await api('post', `${P}/aardvark`).send({ customerId: first.externalUserId, attributes: { seen: true } }).expect(200);
+      const staff = first.contact.workChatUserId;
+      const listed = (await api('get', `${C}/workChat/${staff}/contact/external?size=200`).expect(200)).body.content as Json[];
+      const uma = listed.find((row) => row.id === first.contact.id)!;
+      expect(uma.profileNames).toEqual(['aardvark', 'basic', 'partner']);
+      expect(uma.openId).toBe('o-uma');
+      expect(listed.length).toBeGreaterThan(1);
+      for (const row of listed) expect(row).toEqual((await api('get', `${C}/workChat/${staff}/contact/external/${row.id}`).expect(200)).body);
+    });
+
     it('improveCustomerInfo merges by corp and external user id; 404 for unknown customers', async () => {
       const improved = await api('post', '/api/acme/v1/external/partner/customer/improveCustomerInfo').send({ corpName: 'Acme Retail', externalUserId: first.externalUserId, company: 'Umbrella', gender: 2 }).expect(200);
       expect(improved.body).toBe(first.externalUserId);

@@ -1,7 +1,7 @@
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import type { AppConfig } from '../../src/config/app-config';
 import { ExternalContactEntity } from '../../src/chat/contacts/external-contact.entity';
-import { ListPager, type ListSlice, type PageRequest } from '../../src/common/paging/list-pager';
+import { ListPager, selectAs, type ListSlice, type PageRequest } from '../../src/common/paging/list-pager';
 import { containsMatch } from '../../src/database/like-contains';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { builtInToken, newClient, newTenant } from '../chat/support/chat-test-app';
@@ -112,6 +112,42 @@ describe('ListPager plans', () => {
     } while (plannedCursor);
     expect(pages).toBe(Math.ceil(130 / 9));
     expect(new Set(ids).size).toBe(130);
+  });
+
+  it.each(SORTS)('pageRows answers %s as plain rows of the selected columns: the entity pages\' rows, totals and cursor keys, by plan and by builder', async (_name, sort) => {
+    const columns = { id: 'contact.id', name: 'contact.name', stateAt: 'CAST(contact.stateAt AS text)', profileKeys: 'ARRAY(SELECT jsonb_object_keys(contact.profile))' };
+    const rowsOf = (pager: ListPager, request: PageRequest) => pager.pageRows<{ id: string; name: string; stateAt: string | null; profileKeys: string[] }>(selectAs(sort(contacts('acme')), columns), request);
+    const payload = (cursor: string | null) => (cursor ? JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString()) : null);
+    for (const page of [0, 1, 12, 40]) {
+      const entities = await built.page(sort(contacts('acme')), { page, size: 17 });
+      for (const pager of [built, planned, planned]) {
+        const slice = await rowsOf(pager, { page, size: 17 });
+        expect(slice.rows.map((row) => row.id)).toEqual(entities.rows.map((row) => row.id));
+        expect(slice.raws).toEqual(slice.rows);
+        for (const [index, row] of slice.rows.entries()) {
+          const entity = entities.rows[index];
+          expect(row).toMatchObject({ name: entity.name, profileKeys: Object.keys(entity.profile) });
+          expect(row.stateAt === null ? null : new Date(row.stateAt.replace(' ', 'T').replace('+00', 'Z')).getTime()).toBe(entity.stateAt?.getTime() ?? null);
+          // The selected columns and the pager's own (sort keys, count), nothing else of the entity.
+          expect(Object.keys(row).filter((key) => !key.startsWith('list_'))).toEqual(Object.keys(columns));
+        }
+        expect({ total: slice.total, exact: slice.totalExact, cursor: payload(slice.nextCursor)?.k }).toEqual({ total: entities.total, exact: entities.totalExact, cursor: payload(entities.nextCursor)?.k });
+      }
+    }
+    // A cursor walk of plain rows meets every row once, in the entity walk's order.
+    const walk = async (read: (cursor?: string) => Promise<ListSlice<{ id: string }>>) => {
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const slice = await read(cursor);
+        ids.push(...slice.rows.map((row) => row.id));
+        cursor = slice.nextCursor ?? undefined;
+      } while (cursor);
+      return ids;
+    };
+    const entityIds = await walk((cursor) => planned.page(sort(contacts('acme')), { page: 0, size: 9, cursor }));
+    expect(entityIds).toHaveLength(130);
+    for (const pager of [planned, built]) expect(await walk((cursor) => rowsOf(pager, { page: 0, size: 9, cursor }))).toEqual(entityIds);
   });
 
   it('binds each request\'s own array values, partial selection and raw extras', async () => {

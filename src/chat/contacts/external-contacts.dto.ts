@@ -138,8 +138,54 @@ export class ChatContactsExternalDto {
   @ApiProperty({ description: 'Last changed (ISO 8601).', format: 'date-time' }) updatedAt: string;
 }
 
-/** Maps a row to the console DTO. */
-export function toChatContactsExternalDto(row: ExternalContactEntity, corpName: string): ChatContactsExternalDto {
+/** Times of a contact, as ISO 8601 text in {@link ChatContactsExternalSource}. */
+type ContactTimes = 'stateAt' | 'addedAt' | 'lastMessageAt' | 'createdAt' | 'updatedAt';
+
+/**
+ * What the console DTO is made of: a contact's columns (no tenant, sandbox flag or profile data), its times as ISO
+ * 8601 text and the names of its profiles. The staff member's list reads exactly this as plain rows (issue 14 item 1,
+ * {@link CONSOLE_CONTACT_LIST_COLUMNS}); a single contact is read as an entity and turned into it.
+ */
+export type ChatContactsExternalSource = Omit<ExternalContactEntity, 'tenantId' | 'sandbox' | 'profile' | ContactTimes> & {
+  [time in ContactTimes]: time extends 'createdAt' | 'updatedAt' ? string : string | null;
+} & { profileNames: string[] };
+
+/**
+ * The list's SELECT of {@link ChatContactsExternalSource}, by alias, for `pageRows` (alias `contact`): the columns
+ * as they are, times as PostgreSQL's text (made ISO by `isoOfTimestamptzText`: no Date per value), the profiles'
+ * names instead of their data (a profile can be kilobytes; the list shows names only).
+ */
+export const CONSOLE_CONTACT_LIST_COLUMNS: Readonly<Record<keyof ChatContactsExternalSource, string>> = {
+  id: 'contact.id',
+  corpId: 'contact.corpId',
+  workChatUserId: 'contact.workChatUserId',
+  externalUserId: 'contact.externalUserId',
+  openId: 'contact.openId',
+  unionId: 'contact.unionId',
+  name: 'contact.name',
+  avatarUrl: 'contact.avatarUrl',
+  type: 'contact.type',
+  gender: 'contact.gender',
+  customerCorpName: 'contact.customerCorpName',
+  remark: 'contact.remark',
+  description: 'contact.description',
+  remarkCompany: 'contact.remarkCompany',
+  mobile: 'contact.mobile',
+  tags: 'contact.tags',
+  state: 'contact.state',
+  stateAt: 'CAST(contact.stateAt AS text)',
+  addWay: 'contact.addWay',
+  addedAt: 'CAST(contact.addedAt AS text)',
+  aiEnabled: 'contact.aiEnabled',
+  // Only an object has keys: anything else stored there has no profile names (Object.keys of {}).
+  profileNames: `CASE WHEN jsonb_typeof(contact.profile) = 'object' THEN ARRAY(SELECT jsonb_object_keys(contact.profile)) ELSE '{}'::text[] END`,
+  lastMessageAt: 'CAST(contact.lastMessageAt AS text)',
+  createdAt: 'CAST(contact.createdAt AS text)',
+  updatedAt: 'CAST(contact.updatedAt AS text)',
+};
+
+/** Maps a contact to the console DTO (profile names sorted, in place). */
+export function chatContactsExternalDtoOf(row: ChatContactsExternalSource, corpName: string): ChatContactsExternalDto {
   return {
     id: row.id,
     corpId: row.corpId,
@@ -157,17 +203,23 @@ export function toChatContactsExternalDto(row: ExternalContactEntity, corpName: 
     description: row.description,
     remarkCompany: row.remarkCompany,
     mobile: row.mobile,
-    tags: row.tags.map((tag) => ({ ...tag })),
+    tags: row.tags,
     state: row.state,
-    stateAt: iso(row.stateAt),
+    stateAt: row.stateAt,
     addWay: row.addWay,
-    addedAt: iso(row.addedAt),
+    addedAt: row.addedAt,
     aiEnabled: row.aiEnabled,
-    profileNames: Object.keys(row.profile ?? {}).sort(),
-    lastMessageAt: iso(row.lastMessageAt),
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    profileNames: row.profileNames.sort(),
+    lastMessageAt: row.lastMessageAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
   };
+}
+
+/** Maps an entity to the console DTO. */
+export function toChatContactsExternalDto(row: ExternalContactEntity, corpName: string): ChatContactsExternalDto {
+  const times = { stateAt: iso(row.stateAt), addedAt: iso(row.addedAt), lastMessageAt: iso(row.lastMessageAt), createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+  return chatContactsExternalDtoOf({ ...row, ...times, profileNames: Object.keys(row.profile ?? {}) }, corpName);
 }
 
 // ---------------------------------------------------------------- tenant API v1 (`{T}/v1/workChat/contact/...`)

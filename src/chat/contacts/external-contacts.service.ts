@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ChatListPager } from '../common/list-pager';
-import { listShape } from '../../common/paging/list-pager';
+import { listShape, selectAs } from '../../common/paging/list-pager';
+import { isoOfTimestamptzText } from '../../database/timestamptz-parser';
 import { ChatCorpDirectory } from '../corps/corp-directory';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ContactWayEntity } from '../contact-ways/contact-way.entity';
@@ -18,7 +19,10 @@ import {
   BatchChangeStateRequestV1,
   BatchChangeStateResponseV1,
   CHAT_CONTACTS_EXTERNAL_SORT_FIELDS,
+  chatContactsExternalDtoOf,
   ChatContactsExternalDto,
+  ChatContactsExternalSource,
+  CONSOLE_CONTACT_LIST_COLUMNS,
   ChatContactsExternalPageQuery,
   ChatContactsExternalRequest,
   ContactRefV1,
@@ -111,9 +115,15 @@ export class ExternalContactsService {
     // Without a keyword the statement's shape is which filters are given and the sort: named, the pager skips
     // rendering the builder's SQL per request (issue 14 acceptance 1). A search's SQL depends on its term: not named.
     const shape = query.keyword ? undefined : listShape('staff-contacts', [Boolean(query.corpId), Boolean(query.state), query.aiEnabled !== undefined, Boolean(range.start), Boolean(range.end)], order);
-    const { rows, ...slice } = await this.pager.page(builder, query, { search: Boolean(query.keyword), shape, candidates: !commonKeyword, tenantId });
+    // Plain rows of the answer's columns, mapped once (issue 14 item 1): no entity, no Date per time.
+    const { rows, ...slice } = await this.pager.pageRows<ChatContactsExternalSource>(selectAs(builder, CONSOLE_CONTACT_LIST_COLUMNS), query, {
+      search: Boolean(query.keyword),
+      shape,
+      candidates: !commonKeyword,
+      tenantId,
+    });
     const names = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
-    return toPage(rows.map((row) => toChatContactsExternalDto(row, names.get(row.corpId) ?? '')), slice, query);
+    return toPage(rows.map((row) => chatContactsExternalDtoOf(withIsoTimes(row), names.get(row.corpId) ?? '')), slice, query);
   }
 
   /**
@@ -374,4 +384,14 @@ function staffContactSearch(tenantId: string, workChatUserId: string): ListSearc
     ],
     columns: ['name', 'remark'],
   };
+}
+
+/** A row read with CONSOLE_CONTACT_LIST_COLUMNS, its times (PostgreSQL's text) made ISO 8601, in place. */
+function withIsoTimes(row: ChatContactsExternalSource): ChatContactsExternalSource {
+  row.stateAt = row.stateAt === null ? null : isoOfTimestamptzText(row.stateAt);
+  row.addedAt = row.addedAt === null ? null : isoOfTimestamptzText(row.addedAt);
+  row.lastMessageAt = row.lastMessageAt === null ? null : isoOfTimestamptzText(row.lastMessageAt);
+  row.createdAt = isoOfTimestamptzText(row.createdAt);
+  row.updatedAt = isoOfTimestamptzText(row.updatedAt);
+  return row;
 }

@@ -78,6 +78,15 @@ export interface ListPagerOptions {
   planCacheMaxEntries?: number;
 }
 
+/** How {@link ListPager.page} reads a list: see its parameters. */
+export interface PageKind {
+  search?: boolean;
+  shape?: string;
+  walk?: boolean;
+  candidates?: boolean;
+  tenantId?: string;
+}
+
 /** A reused total and whether it was exact when counted. */
 interface KnownTotal {
   total: number;
@@ -313,16 +322,27 @@ export class ListPager {
    * @throws BadRequestException (400) a cursor that is malformed, altered, or made by another list/tenant/filter/sort
    * @throws Error one shape named for two different statements (a programming error)
    */
-  async page<T extends ObjectLiteral>(
-    builder: SelectQueryBuilder<T>,
-    request: PageRequest,
-    kind: { search?: boolean; shape?: string; walk?: boolean; candidates?: boolean; tenantId?: string } = {},
-  ): Promise<ListSlice<T>> {
+  async page<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, kind: PageKind = {}): Promise<ListSlice<T>> {
+    return this.read(builder, request, kind, false);
+  }
+
+  /**
+   * {@link page} without entities: the slice's rows are the statement's raw rows (its selected columns by alias, as
+   * pg parsed them, with the pager's own `list_*` columns beside them), for a hot list whose builder selects exactly
+   * the columns its answer needs under the names its mapper reads (issue 14 item 1: entity hydration replaced by
+   * plain rows mapped once). `raws` holds the same objects.
+   * @throws as {@link page}
+   */
+  pageRows<R extends ObjectLiteral>(builder: SelectQueryBuilder<ObjectLiteral>, request: PageRequest, kind: PageKind = {}): Promise<ListSlice<R>> {
+    return this.read(builder, request, kind, true) as Promise<ListSlice<ObjectLiteral>> as Promise<ListSlice<R>>;
+  }
+
+  private read<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, kind: PageKind, raw: boolean): Promise<ListSlice<T>> {
     const cap = kind.search ? (this.options.searchExactCap ?? this.options.exactCap) : this.options.exactCap;
     const plan = this.planOf(builder, cap, kind.shape);
     // A search's plan depends on its term: never prepared. Other lists run prepared when their filters are equalities
     // alone (plan.preparable), which their sort index serves whatever the values.
-    const reading = { walk: kind.walk === true, countInPage: kind.candidates === true && kind.walk !== true, prepared: !kind.search, tenantId: kind.search ? undefined : kind.tenantId };
+    const reading = { walk: kind.walk === true, countInPage: kind.candidates === true && kind.walk !== true, prepared: !kind.search, tenantId: kind.search ? undefined : kind.tenantId, raw };
     return plan ? this.pageByPlan(plan, builder, request, cap, reading) : this.pageByBuilder(builder, request, cap, reading);
   }
 
@@ -335,7 +355,7 @@ export class ListPager {
     builder: SelectQueryBuilder<T>,
     request: PageRequest,
     cap: number,
-    { walk, countInPage, prepared, tenantId }: { walk: boolean; countInPage: boolean; prepared: boolean; tenantId?: string },
+    { walk, countInPage, prepared, tenantId, raw: rawRows }: { walk: boolean; countInPage: boolean; prepared: boolean; tenantId?: string; raw: boolean },
   ): Promise<ListSlice<T>> {
     const connection = builder.connection;
     const driver = connection.driver;
@@ -386,6 +406,10 @@ export class ListPager {
       if (prepared && plan.preparable) prepareOnFirstUse(sql);
       const raw = (await (runner ? runner.query(sql, values) : connection.query(sql, values))) as Array<Record<string, string | null>>;
       if (index === 0 && withCount && raw.length > 0) counted = byGeneration ? this.countedByGeneration(countKey, raw[0], kept, cap) : Number(raw[0][TOTAL_COLUMN]);
+      if (rawRows) {
+        collectRows(raw, wanted, plan.keys.length, rows, raws, rowKeys);
+        continue;
+      }
       const transformer = runner ? new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], runner) : (statement.transformer ??= new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], undefined));
       if (statement.hydration === undefined) statement.hydration = plainHydration(statement.expressionMap, transformer, driver);
       const entities =
@@ -402,7 +426,7 @@ export class ListPager {
     builder: SelectQueryBuilder<T>,
     request: PageRequest,
     cap: number,
-    { walk, countInPage }: { walk: boolean; countInPage: boolean },
+    { walk, countInPage, raw: rawRows }: { walk: boolean; countInPage: boolean; raw: boolean },
   ): Promise<ListSlice<T>> {
     const ordered = builder.clone();
     const keys = orderKeysOf(ordered);
@@ -434,9 +458,10 @@ export class ListPager {
       if (cursor) statement.limit(wanted);
       keys.forEach((key, at) => statement.addSelect(`${key.sql}::text`, `${KEY_COLUMN}${at}`));
       if (index === 0 && known === undefined) statement.addSelect(countColumn, TOTAL_COLUMN);
-      const { raw, entities } = await statement.getRawAndEntities();
+      const { raw, entities } = rawRows ? { raw: await statement.getRawMany(), entities: [] } : await statement.getRawAndEntities();
       if (index === 0 && known === undefined && raw.length > 0) counted = Number(raw[0][TOTAL_COLUMN]);
-      this.collect(entities, raw as Array<Record<string, string | null>>, wanted, keys.length, primary, rows, raws, rowKeys);
+      if (rawRows) collectRows(raw, wanted, keys.length, rows, raws, rowKeys);
+      else this.collect(entities, raw as Array<Record<string, string | null>>, wanted, keys.length, primary, rows, raws, rowKeys);
     }
     return this.finish(rows, raws, rowKeys, { request, pageNumber, fingerprint, keyCount: keys.length, known, counted, countKey, cap, connection: ordered.connection }, () =>
       countBuilder.getQueryAndParameters(),
@@ -673,6 +698,28 @@ export class ListPager {
  */
 export function listShape(list: string, applied: readonly boolean[], order: Readonly<Record<string, string>>): string {
   return `${list}:${applied.map((given) => (given ? 1 : 0)).join('')}:${JSON.stringify(order)}`;
+}
+
+/**
+ * Makes the builder select exactly `columns` (alias → SQL expression, entity properties written `alias.property`),
+ * for {@link ListPager.pageRows}: each row then carries those aliases and nothing else of the entity.
+ * @returns the builder
+ */
+export function selectAs<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, columns: Readonly<Record<string, string>>): SelectQueryBuilder<T> {
+  builder.select([]);
+  for (const [alias, expression] of Object.entries(columns)) builder.addSelect(expression, alias);
+  return builder;
+}
+
+/** {@link ListPager.pageRows}'s collect: the first `wanted` raw rows are the page's rows, each its own raw, with its key values. */
+function collectRows<T>(raw: Array<Record<string, unknown>>, wanted: number, keyCount: number, rows: T[], raws: Array<Record<string, unknown>>, rowKeys: Array<Array<string | null>>): void {
+  for (const row of raw.length > wanted ? raw.slice(0, wanted) : raw) {
+    rows.push(row as T);
+    raws.push(row);
+    const values: Array<string | null> = [];
+    for (let at = 0; at < keyCount; at++) values.push((row[`${KEY_COLUMN}${at}`] as string | null | undefined) ?? null);
+    rowKeys.push(values);
+  }
 }
 
 /** A kept statement's text and values for this request: {@link NamedSql} on PostgreSQL, the driver's own binding elsewhere. */
