@@ -319,6 +319,16 @@ describe('external contacts and group rooms', () => {
       expect(otherCorp.body.totalElements).toBe(0);
     });
 
+    it('byLastStates answers each contact exactly as byExternalUserIds does (the list maps plain rows, the lookup entities)', async () => {
+      const listed = (await api('post', `${V1}/external/byLastStates`).send({ corpName: 'Acme Retail', states: ['vip', 'web'], ...range }).expect(200)).body.content as Json[];
+      expect(listed).toHaveLength(4);
+      const ids = [...new Set(listed.map((row) => row.externalUserId as string))];
+      const looked = (await api('post', `${V1}/external/byExternalUserIds`).send({ corpName: 'Acme Retail', externalUserIds: ids }).expect(200)).body as Json[];
+      const byId = new Map(looked.map((row) => [row.id, row]));
+      for (const row of listed) expect(row).toEqual(byId.get(row.id));
+      expect(listed.find((row) => row.id === added[0].contact.id)).toMatchObject({ openId: 'o-ivy', lastStateAt: expect.stringMatching(/^2020-01-10T08:00:00\.000Z$/), lastMessageAt: null });
+    });
+
     it('byLastStates refuses bad filters (400) and unknown corps (404)', async () => {
       const bad = await api('post', `${V1}/external/byLastStates`).send({ corpName: 'Acme Retail', states: ['vip'], startTime: '2020-01-01' }).expect(400);
       expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'startTime' })]);

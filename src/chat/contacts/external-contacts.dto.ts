@@ -138,24 +138,26 @@ export class ChatContactsExternalDto {
   @ApiProperty({ description: 'Last changed (ISO 8601).', format: 'date-time' }) updatedAt: string;
 }
 
-/** Times of a contact, as ISO 8601 text in {@link ChatContactsExternalSource}. */
+/** Times of a contact, as ISO 8601 text in {@link ExternalContactSource}. */
 type ContactTimes = 'stateAt' | 'addedAt' | 'lastMessageAt' | 'createdAt' | 'updatedAt';
 
 /**
- * What the console DTO is made of: a contact's columns (no tenant, sandbox flag or profile data), its times as ISO
- * 8601 text and the names of its profiles. The staff member's list reads exactly this as plain rows (issue 14 item 1,
- * {@link CONSOLE_CONTACT_LIST_COLUMNS}); a single contact is read as an entity and turned into it.
+ * What the contact DTOs are made of: a contact's columns (no tenant, sandbox flag or profile data) with its times as
+ * ISO 8601 text. The hot lists read exactly this as plain rows (issue 14 item 1, {@link CONTACT_SOURCE_COLUMNS}); a
+ * single contact is read as an entity and turned into it ({@link contactSourceOf}).
  */
-export type ChatContactsExternalSource = Omit<ExternalContactEntity, 'tenantId' | 'sandbox' | 'profile' | ContactTimes> & {
+export type ExternalContactSource = Omit<ExternalContactEntity, 'tenantId' | 'sandbox' | 'profile' | ContactTimes> & {
   [time in ContactTimes]: time extends 'createdAt' | 'updatedAt' ? string : string | null;
-} & { profileNames: string[] };
+};
+
+/** {@link ExternalContactSource} with the names of the contact's profiles: what the console DTO is made of. */
+export type ChatContactsExternalSource = ExternalContactSource & { profileNames: string[] };
 
 /**
- * The list's SELECT of {@link ChatContactsExternalSource}, by alias, for `pageRows` (alias `contact`): the columns
- * as they are, times as PostgreSQL's text (made ISO by `isoOfTimestamptzText`: no Date per value), the profiles'
- * names instead of their data (a profile can be kilobytes; the list shows names only).
+ * The SELECT of {@link ExternalContactSource}, by alias, for `pageRows` (alias `contact`): the columns as they are,
+ * times as PostgreSQL's text (made ISO by `isoOfTimestamptzText`: no Date per value).
  */
-export const CONSOLE_CONTACT_LIST_COLUMNS: Readonly<Record<keyof ChatContactsExternalSource, string>> = {
+export const CONTACT_SOURCE_COLUMNS: Readonly<Record<keyof ExternalContactSource, string>> = {
   id: 'contact.id',
   corpId: 'contact.corpId',
   workChatUserId: 'contact.workChatUserId',
@@ -177,12 +179,26 @@ export const CONSOLE_CONTACT_LIST_COLUMNS: Readonly<Record<keyof ChatContactsExt
   addWay: 'contact.addWay',
   addedAt: 'CAST(contact.addedAt AS text)',
   aiEnabled: 'contact.aiEnabled',
-  // Only an object has keys: anything else stored there has no profile names (Object.keys of {}).
-  profileNames: `CASE WHEN jsonb_typeof(contact.profile) = 'object' THEN ARRAY(SELECT jsonb_object_keys(contact.profile)) ELSE '{}'::text[] END`,
   lastMessageAt: 'CAST(contact.lastMessageAt AS text)',
   createdAt: 'CAST(contact.createdAt AS text)',
   updatedAt: 'CAST(contact.updatedAt AS text)',
 };
+
+/**
+ * The console list's SELECT of {@link ChatContactsExternalSource}: {@link CONTACT_SOURCE_COLUMNS} and the profiles'
+ * names instead of their data (a profile can be kilobytes; the list shows names only).
+ */
+export const CONSOLE_CONTACT_LIST_COLUMNS: Readonly<Record<keyof ChatContactsExternalSource, string>> = {
+  ...CONTACT_SOURCE_COLUMNS,
+  // Only an object has keys: anything else stored there has no profile names (Object.keys of {}).
+  profileNames: `CASE WHEN jsonb_typeof(contact.profile) = 'object' THEN ARRAY(SELECT jsonb_object_keys(contact.profile)) ELSE '{}'::text[] END`,
+};
+
+/** A contact entity as {@link ChatContactsExternalSource}: its times as ISO text, its profiles' names. */
+export function contactSourceOf(row: ExternalContactEntity): ChatContactsExternalSource {
+  const times = { stateAt: iso(row.stateAt), addedAt: iso(row.addedAt), lastMessageAt: iso(row.lastMessageAt), createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+  return { ...row, ...times, profileNames: Object.keys(row.profile ?? {}) };
+}
 
 /** Maps a contact to the console DTO (profile names sorted, in place). */
 export function chatContactsExternalDtoOf(row: ChatContactsExternalSource, corpName: string): ChatContactsExternalDto {
@@ -218,8 +234,7 @@ export function chatContactsExternalDtoOf(row: ChatContactsExternalSource, corpN
 
 /** Maps an entity to the console DTO. */
 export function toChatContactsExternalDto(row: ExternalContactEntity, corpName: string): ChatContactsExternalDto {
-  const times = { stateAt: iso(row.stateAt), addedAt: iso(row.addedAt), lastMessageAt: iso(row.lastMessageAt), createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
-  return chatContactsExternalDtoOf({ ...row, ...times, profileNames: Object.keys(row.profile ?? {}) }, corpName);
+  return chatContactsExternalDtoOf(contactSourceOf(row), corpName);
 }
 
 // ---------------------------------------------------------------- tenant API v1 (`{T}/v1/workChat/contact/...`)
@@ -252,6 +267,11 @@ export class ExternalContactDtoV1 {
 
 /** Maps a row to the v1 DTO. */
 export function toExternalContactDtoV1(row: ExternalContactEntity, corpName: string): ExternalContactDtoV1 {
+  return externalContactDtoV1Of(contactSourceOf(row), corpName);
+}
+
+/** Maps a contact (a row read with {@link CONTACT_SOURCE_COLUMNS}, or {@link contactSourceOf} an entity) to the v1 DTO. */
+export function externalContactDtoV1Of(row: ExternalContactSource, corpName: string): ExternalContactDtoV1 {
   return {
     id: row.id,
     corpName,
@@ -267,14 +287,14 @@ export function toExternalContactDtoV1(row: ExternalContactEntity, corpName: str
     description: row.description,
     remarkCompany: row.remarkCompany,
     mobile: row.mobile,
-    tags: row.tags.map((tag) => ({ ...tag })),
+    tags: row.tags,
     lastState: row.state,
-    lastStateAt: iso(row.stateAt),
-    addedAt: iso(row.addedAt),
+    lastStateAt: row.stateAt,
+    addedAt: row.addedAt,
     aiEnabled: row.aiEnabled,
-    lastMessageAt: iso(row.lastMessageAt),
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    lastMessageAt: row.lastMessageAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
   };
 }
 

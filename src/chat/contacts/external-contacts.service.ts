@@ -23,6 +23,9 @@ import {
   ChatContactsExternalDto,
   ChatContactsExternalSource,
   CONSOLE_CONTACT_LIST_COLUMNS,
+  CONTACT_SOURCE_COLUMNS,
+  externalContactDtoV1Of,
+  ExternalContactSource,
   ChatContactsExternalPageQuery,
   ChatContactsExternalRequest,
   ContactRefV1,
@@ -208,8 +211,9 @@ export class ExternalContactsService {
     // Named by one state or several, which filters are given and the sort, so the pager does not render the builder's
     // SQL per request (issue 14 item 1); several states are one `:...states` parameter whatever their number.
     const shape = listShape(`last-states:${states.length === 1 ? 'one' : 'many'}`, [Boolean(body.userId), Boolean(range.start), Boolean(range.end)], order);
-    const { rows, ...slice } = await this.pager.page(builder, query, { tenantId, shape });
-    return toPage(rows.map((row) => toExternalContactDtoV1(row, corp.corpName)), slice, query);
+    // Plain rows of the answer's columns, mapped once (issue 14 item 1).
+    const { rows, ...slice } = await this.pager.pageRows<ExternalContactSource>(selectAs(builder, CONTACT_SOURCE_COLUMNS), query, { tenantId, shape });
+    return toPage(rows.map((row) => externalContactDtoV1Of(withIsoTimes(row), corp.corpName)), slice, query);
   }
 
   /**
@@ -386,8 +390,8 @@ function staffContactSearch(tenantId: string, workChatUserId: string): ListSearc
   };
 }
 
-/** A row read with CONSOLE_CONTACT_LIST_COLUMNS, its times (PostgreSQL's text) made ISO 8601, in place. */
-function withIsoTimes(row: ChatContactsExternalSource): ChatContactsExternalSource {
+/** A row read with CONTACT_SOURCE_COLUMNS, its times (PostgreSQL's text) made ISO 8601, in place. */
+function withIsoTimes<T extends ExternalContactSource>(row: T): T {
   row.stateAt = row.stateAt === null ? null : isoOfTimestamptzText(row.stateAt);
   row.addedAt = row.addedAt === null ? null : isoOfTimestamptzText(row.addedAt);
   row.lastMessageAt = row.lastMessageAt === null ? null : isoOfTimestamptzText(row.lastMessageAt);
