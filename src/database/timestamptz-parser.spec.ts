@@ -16,6 +16,21 @@ function expectSameAsLibrary(text: string): void {
   }
 }
 
+/** `count` timestamptz texts of the fast path's shape (years 1000–9999, days 1..maxDay, 0–6 fraction digits), seeded. */
+function randomTimes(seed: number, count: number, maxDay: number): string[] {
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const pad = (value: number, width: number) => String(value).padStart(width, '0');
+  return Array.from({ length: count }, () => {
+    const year = 1000 + Math.floor(random() * 9000);
+    const fraction = Math.floor(random() * 7);
+    const digits = Array.from({ length: fraction }, () => Math.floor(random() * 10)).join('');
+    return (
+      `${pad(year, 4)}-${pad(1 + Math.floor(random() * 12), 2)}-${pad(1 + Math.floor(random() * maxDay), 2)} ` +
+      `${pad(Math.floor(random() * 24), 2)}:${pad(Math.floor(random() * 60), 2)}:${pad(Math.floor(random() * 60), 2)}${fraction ? `.${digits}` : ''}+00`
+    );
+  });
+}
+
 describe('parseTimestamptz', () => {
   it('reads what PostgreSQL writes to a UTC session, to the millisecond, as node-postgres does', () => {
     expect(parseTimestamptz('2026-11-26 13:07:49.123456+00')).toEqual(new Date('2026-11-26T13:07:49.123Z'));
@@ -27,18 +42,7 @@ describe('parseTimestamptz', () => {
   });
 
   it('agrees with node-postgres on 20,000 random times with every fraction length', () => {
-    let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const pad = (value: number, width: number) => String(value).padStart(width, '0');
-    for (let index = 0; index < 20_000; index++) {
-      const year = 1000 + Math.floor(random() * 9000);
-      const fraction = Math.floor(random() * 7);
-      const digits = Array.from({ length: fraction }, () => Math.floor(random() * 10)).join('');
-      const text =
-        `${pad(year, 4)}-${pad(1 + Math.floor(random() * 12), 2)}-${pad(1 + Math.floor(random() * 28), 2)} ` +
-        `${pad(Math.floor(random() * 24), 2)}:${pad(Math.floor(random() * 60), 2)}:${pad(Math.floor(random() * 60), 2)}${fraction ? `.${digits}` : ''}+00`;
-      expectSameAsLibrary(text);
-    }
+    for (const text of randomTimes(42, 20_000, 28)) expectSameAsLibrary(text);
   });
 
   it('leaves every other shape to node-postgres (offsets, BC, infinity, short years, junk)', () => {
@@ -95,20 +99,9 @@ describe('isoOfTimestamptzText', () => {
   });
 
   it('equals the Date path on 20,000 random times, month ends and leap days', () => {
-    let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const pad = (value: number, width: number) => String(value).padStart(width, '0');
     const texts = ['2024-02-29 00:00:00+00', '2000-02-29 23:59:59.999999+00', '1900-02-28 12:00:00.1+00', '2026-12-31 23:59:59.5+00', '1000-01-01 00:00:00+00', '9999-12-31 23:59:59.999999+00'];
-    for (let index = 0; index < 20_000; index++) {
-      const fraction = Math.floor(random() * 7);
-      const digits = Array.from({ length: fraction }, () => Math.floor(random() * 10)).join('');
-      texts.push(
-        `${pad(1000 + Math.floor(random() * 9000), 4)}-${pad(1 + Math.floor(random() * 12), 2)}-${pad(1 + Math.floor(random() * 31), 2)} ` +
-          `${pad(Math.floor(random() * 24), 2)}:${pad(Math.floor(random() * 60), 2)}:${pad(Math.floor(random() * 60), 2)}${fraction ? `.${digits}` : ''}+00`,
-      );
-    }
     // Days past a month's end (2026-02-31) are not PostgreSQL's, but must still match what the Date makes of them.
-    for (const text of texts) expect([text, isoOfTimestamptzText(text)]).toEqual([text, viaDate(text)]);
+    for (const text of [...texts, ...randomTimes(7, 20_000, 31)]) expect([text, isoOfTimestamptzText(text)]).toEqual([text, viaDate(text)]);
   });
 
   it('answers other shapes through the library\'s Date (offsets, BC, short years), and throws for infinity as toISOString does', () => {

@@ -395,7 +395,6 @@ export class ListPager {
     }
     let counted: number | undefined;
     const rows: T[] = [];
-    const rowKeys: Array<Array<string | null>> = [];
     const raws: Array<Record<string, unknown>> = [];
     const primary = primaryOf(plan.ordered);
     for (const [index, statement] of statements.entries()) {
@@ -407,16 +406,16 @@ export class ListPager {
       const raw = (await (runner ? runner.query(sql, values) : connection.query(sql, values))) as Array<Record<string, string | null>>;
       if (index === 0 && withCount && raw.length > 0) counted = byGeneration ? this.countedByGeneration(countKey, raw[0], kept, cap) : Number(raw[0][TOTAL_COLUMN]);
       if (rawRows) {
-        collectRows(raw, wanted, plan.keys.length, rows, raws, rowKeys);
+        collectRows(raw, wanted, rows, raws);
         continue;
       }
       const transformer = runner ? new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], runner) : (statement.transformer ??= new RawSqlResultsToEntityTransformer(statement.expressionMap, driver, [], undefined));
       if (statement.hydration === undefined) statement.hydration = plainHydration(statement.expressionMap, transformer, driver);
       const entities =
         raw.length === 0 ? [] : statement.hydration ? hydratePlain<T>(statement.hydration, raw, driver, runner) : (transformer.transform(raw, statement.expressionMap.mainAlias!) as T[]);
-      this.collect(entities, raw, wanted, plan.keys.length, primary, rows, raws, rowKeys);
+      this.collect(entities, raw, wanted, plan.keys.length, primary, rows, raws);
     }
-    return this.finish(rows, raws, rowKeys, { request, pageNumber, fingerprint, keyCount: plan.keys.length, known, counted, countKey, cap, connection }, () =>
+    return this.finish(rows, raws, { request, pageNumber, fingerprint, keyCount: plan.keys.length, known, counted, countKey, cap, connection }, () =>
       driver.escapeQueryWithParameters(plan.countSql, parameters),
     );
   }
@@ -449,7 +448,6 @@ export class ListPager {
       : [countInPage ? windowedStatement(ordered, ` LIMIT ${request.size + 1} OFFSET ${pageNumber * request.size}`) : offsetStatement(ordered, pageNumber * request.size, request.size + 1, walk)];
     let counted: number | undefined;
     const rows: T[] = [];
-    const rowKeys: Array<Array<string | null>> = [];
     const raws: Array<Record<string, unknown>> = [];
     const primary = primaryOf(ordered);
     for (const [index, statement] of statements.entries()) {
@@ -460,10 +458,10 @@ export class ListPager {
       if (index === 0 && known === undefined) statement.addSelect(countColumn, TOTAL_COLUMN);
       const { raw, entities } = rawRows ? { raw: await statement.getRawMany(), entities: [] } : await statement.getRawAndEntities();
       if (index === 0 && known === undefined && raw.length > 0) counted = Number(raw[0][TOTAL_COLUMN]);
-      if (rawRows) collectRows(raw, wanted, keys.length, rows, raws, rowKeys);
-      else this.collect(entities, raw as Array<Record<string, string | null>>, wanted, keys.length, primary, rows, raws, rowKeys);
+      if (rawRows) collectRows(raw, wanted, rows, raws);
+      else this.collect(entities, raw as Array<Record<string, string | null>>, wanted, keys.length, primary, rows, raws);
     }
-    return this.finish(rows, raws, rowKeys, { request, pageNumber, fingerprint, keyCount: keys.length, known, counted, countKey, cap, connection: ordered.connection }, () =>
+    return this.finish(rows, raws, { request, pageNumber, fingerprint, keyCount: keys.length, known, counted, countKey, cap, connection: ordered.connection }, () =>
       countBuilder.getQueryAndParameters(),
     );
   }
@@ -477,17 +475,12 @@ export class ListPager {
     primary: ReturnType<typeof primaryOf>,
     rows: T[],
     raws: Array<Record<string, unknown>>,
-    rowKeys: Array<Array<string | null>>,
   ): void {
     const idColumn = `${KEY_COLUMN}${keyCount - 1}`;
     const rawById = new Map(raw.map((row) => [row[idColumn], row]));
     for (const entity of entities.slice(0, wanted)) {
-      const row = rawById.get(String(primary.getEntityValue(entity))) ?? {};
       rows.push(entity);
-      raws.push(row);
-      const values: Array<string | null> = [];
-      for (let at = 0; at < keyCount; at++) values.push(row[`${KEY_COLUMN}${at}`] ?? null);
-      rowKeys.push(values);
+      raws.push(rawById.get(String(primary.getEntityValue(entity))) ?? {});
     }
   }
 
@@ -495,7 +488,6 @@ export class ListPager {
   private async finish<T extends ObjectLiteral>(
     rows: T[],
     raws: Array<Record<string, unknown>>,
-    rowKeys: Array<Array<string | null>>,
     read: {
       request: PageRequest;
       pageNumber: number;
@@ -512,9 +504,10 @@ export class ListPager {
     const { request, known } = read;
     const hasMore = rows.length > request.size;
     if (hasMore) rows.length = raws.length = request.size;
-    const lastKeys = rowKeys[rows.length - 1];
     const total = known !== undefined ? await known : await this.total(read.countKey, read.counted, read.connection, countStatement, read.cap);
-    const nextCursor = hasMore && lastKeys?.length === read.keyCount ? signCursor({ q: read.fingerprint, p: read.pageNumber + 1, k: lastKeys }, this.signKey()) : null;
+    // The next page starts after the last row kept: its sort keys (text columns of its raw row) go in the cursor.
+    const last = hasMore ? raws[rows.length - 1] : undefined;
+    const nextCursor = last ? signCursor({ q: read.fingerprint, p: read.pageNumber + 1, k: keyValuesOf(last, read.keyCount) }, this.signKey()) : null;
     return { rows, raws, page: read.pageNumber, total: total.total, totalExact: total.exact && known === undefined, nextCursor };
   }
 
@@ -711,15 +704,19 @@ export function selectAs<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>
   return builder;
 }
 
-/** {@link ListPager.pageRows}'s collect: the first `wanted` raw rows are the page's rows, each its own raw, with its key values. */
-function collectRows<T>(raw: Array<Record<string, unknown>>, wanted: number, keyCount: number, rows: T[], raws: Array<Record<string, unknown>>, rowKeys: Array<Array<string | null>>): void {
+/** {@link ListPager.pageRows}'s collect: the first `wanted` raw rows are the page's rows, each its own raw. */
+function collectRows<T>(raw: Array<Record<string, unknown>>, wanted: number, rows: T[], raws: Array<Record<string, unknown>>): void {
   for (const row of raw.length > wanted ? raw.slice(0, wanted) : raw) {
     rows.push(row as T);
     raws.push(row);
-    const values: Array<string | null> = [];
-    for (let at = 0; at < keyCount; at++) values.push((row[`${KEY_COLUMN}${at}`] as string | null | undefined) ?? null);
-    rowKeys.push(values);
   }
+}
+
+/** A raw row's sort key values (`list_key_0` … as text, NULL as null), for a cursor. */
+function keyValuesOf(raw: Record<string, unknown>, keyCount: number): Array<string | null> {
+  const values: Array<string | null> = [];
+  for (let at = 0; at < keyCount; at++) values.push((raw[`${KEY_COLUMN}${at}`] as string | null | undefined) ?? null);
+  return values;
 }
 
 /** A kept statement's text and values for this request: {@link NamedSql} on PostgreSQL, the driver's own binding elsewhere. */
