@@ -334,9 +334,10 @@ export class ListPager {
    * @throws as {@link page}
    */
   pageRows<R extends ObjectLiteral>(builder: SelectQueryBuilder<ObjectLiteral>, request: PageRequest, kind: PageKind = {}): Promise<ListSlice<R>> {
-    return this.read(builder, request, kind, true) as Promise<ListSlice<ObjectLiteral>> as Promise<ListSlice<R>>;
+    return this.read(builder, request, kind, true) as Promise<ListSlice<R>>;
   }
 
+  /** {@link page} (`raw` false: entities) or {@link pageRows} (`raw` true: the raw rows), through a kept plan when there is one. */
   private read<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, request: PageRequest, kind: PageKind, raw: boolean): Promise<ListSlice<T>> {
     const cap = kind.search ? (this.options.searchExactCap ?? this.options.exactCap) : this.options.exactCap;
     const plan = this.planOf(builder, cap, kind.shape);
