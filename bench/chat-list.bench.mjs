@@ -163,6 +163,18 @@ const compareApp = COMPARE_DIST
   ? spawn(process.execPath, [...(COMPARE_NODE_ARGS === undefined ? nodeArgs : [...startFlags, ...COMPARE_NODE_ARGS.split(' ').filter(Boolean)]), join(COMPARE_DIST, 'src/main.js')], { env: { ...appEnv, PORT: String(comparePort), CHAT_PUBLIC_URL: `http://127.0.0.1:${port}` }, stdio: ['ignore', 'inherit', 'inherit'] })
   : undefined;
 
+// Ctrl-C / SIGTERM: the apps and the bench's own connection stop, so the step in progress fails (a measurement at
+// its next case) and the cleanup below stops the embedded PostgreSQL and removes its folder; nothing is left running.
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    stopping = true;
+    log(`${signal}: stopping`);
+    for (const child of [app, compareApp]) if (child && running(child)) child.kill('SIGTERM');
+    sql.end().catch(() => undefined);
+  });
+}
+
 const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
 /** One HTTP request over the keep-alive agent; resolves with status, body text and latency (ms). */
 function send(method, path, { token, json, form, basic, toPort = port } = {}) {
@@ -433,6 +445,7 @@ end
 
 /** One case's load on `target` for `durationMs` with the chosen loader: requests, errors, elapsed time, latency percentiles. */
 async function loadCase(entry, tenants, durationMs, target) {
+  if (stopping) throw new Error('stopped by a signal');
   if (LOADER === 'wrk') return loadWithWrk(entry, tenants, durationMs, target);
   const { sorted, errors, firstError, elapsedMs } = await load(entry, tenants, durationMs, target);
   return { requests: sorted.length, errors, firstError, elapsedMs, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted.at(-1) };
