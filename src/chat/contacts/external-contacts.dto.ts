@@ -3,6 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { PageBoundsQueryDto, SortParam } from '../../common/paging/page';
 import { CHAT_TIMESTAMP_EXAMPLE, CHAT_TIMESTAMP_PATTERN } from '../common/chat-timestamp';
+import { isoOfTimestamptzText } from '../../database/timestamptz-parser';
 import type { ExternalContactEntity } from './external-contact.entity';
 
 /** Platform ids (staff userid, external userid): 1..64 characters without spaces. */
@@ -155,7 +156,7 @@ export type ChatContactsExternalSource = ExternalContactSource & { profileNames:
 
 /**
  * The SELECT of {@link ExternalContactSource}, by alias, for `pageRows` (alias `contact`): the columns as they are,
- * times as PostgreSQL's text (made ISO by `isoOfTimestamptzText`: no Date per value).
+ * times as PostgreSQL's text (made ISO by {@link contactSourceOfRow}: no Date per value).
  */
 export const CONTACT_SOURCE_COLUMNS: Readonly<Record<keyof ExternalContactSource, string>> = {
   id: 'contact.id',
@@ -198,6 +199,19 @@ export const CONSOLE_CONTACT_LIST_COLUMNS: Readonly<Record<keyof ChatContactsExt
 export function contactSourceOf(row: ExternalContactEntity): ChatContactsExternalSource {
   const times = { stateAt: iso(row.stateAt), addedAt: iso(row.addedAt), lastMessageAt: iso(row.lastMessageAt), createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
   return { ...row, ...times, profileNames: Object.keys(row.profile ?? {}) };
+}
+
+/**
+ * A row read with {@link CONTACT_SOURCE_COLUMNS} (or {@link CONSOLE_CONTACT_LIST_COLUMNS}) as its source: its times,
+ * PostgreSQL's text as read, made ISO 8601 in place (what `toISOString` of the entity's Dates gives).
+ */
+export function contactSourceOfRow<T extends ExternalContactSource>(row: T): T {
+  row.stateAt = row.stateAt === null ? null : isoOfTimestamptzText(row.stateAt);
+  row.addedAt = row.addedAt === null ? null : isoOfTimestamptzText(row.addedAt);
+  row.lastMessageAt = row.lastMessageAt === null ? null : isoOfTimestamptzText(row.lastMessageAt);
+  row.createdAt = isoOfTimestamptzText(row.createdAt);
+  row.updatedAt = isoOfTimestamptzText(row.updatedAt);
+  return row;
 }
 
 /** Maps a contact to the console DTO (profile names sorted, in place). */

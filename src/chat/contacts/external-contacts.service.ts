@@ -4,7 +4,6 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { Page, toOrder, toPage } from '../../common/paging/page';
 import { ChatListPager } from '../common/list-pager';
 import { listShape, selectAs } from '../../common/paging/list-pager';
-import { isoOfTimestamptzText } from '../../database/timestamptz-parser';
 import { ChatCorpDirectory } from '../corps/corp-directory';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ContactWayEntity } from '../contact-ways/contact-way.entity';
@@ -24,6 +23,7 @@ import {
   ChatContactsExternalSource,
   CONSOLE_CONTACT_LIST_COLUMNS,
   CONTACT_SOURCE_COLUMNS,
+  contactSourceOfRow,
   externalContactDtoV1Of,
   ExternalContactSource,
   ChatContactsExternalPageQuery,
@@ -126,7 +126,7 @@ export class ExternalContactsService {
       tenantId,
     });
     const names = await this.corpDirectory.names(tenantId, rows.map((row) => row.corpId));
-    return toPage(rows.map((row) => chatContactsExternalDtoOf(withIsoTimes(row), names.get(row.corpId) ?? '')), slice, query);
+    return toPage(rows.map((row) => chatContactsExternalDtoOf(contactSourceOfRow(row), names.get(row.corpId) ?? '')), slice, query);
   }
 
   /**
@@ -213,7 +213,7 @@ export class ExternalContactsService {
     const shape = listShape(`last-states:${states.length === 1 ? 'one' : 'many'}`, [Boolean(body.userId), Boolean(range.start), Boolean(range.end)], order);
     // Plain rows of the answer's columns, mapped once (issue 14 item 1).
     const { rows, ...slice } = await this.pager.pageRows<ExternalContactSource>(selectAs(builder, CONTACT_SOURCE_COLUMNS), query, { tenantId, shape });
-    return toPage(rows.map((row) => externalContactDtoV1Of(withIsoTimes(row), corp.corpName)), slice, query);
+    return toPage(rows.map((row) => externalContactDtoV1Of(contactSourceOfRow(row), corp.corpName)), slice, query);
   }
 
   /**
@@ -388,14 +388,4 @@ function staffContactSearch(tenantId: string, workChatUserId: string): ListSearc
     ],
     columns: ['name', 'remark'],
   };
-}
-
-/** A row read with CONTACT_SOURCE_COLUMNS, its times (PostgreSQL's text) made ISO 8601, in place. */
-function withIsoTimes<T extends ExternalContactSource>(row: T): T {
-  row.stateAt = row.stateAt === null ? null : isoOfTimestamptzText(row.stateAt);
-  row.addedAt = row.addedAt === null ? null : isoOfTimestamptzText(row.addedAt);
-  row.lastMessageAt = row.lastMessageAt === null ? null : isoOfTimestamptzText(row.lastMessageAt);
-  row.createdAt = isoOfTimestamptzText(row.createdAt);
-  row.updatedAt = isoOfTimestamptzText(row.updatedAt);
-  return row;
 }

@@ -696,7 +696,9 @@ export function listShape(list: string, applied: readonly boolean[], order: Read
 
 /**
  * Makes the builder select exactly `columns` (alias → SQL expression, entity properties written `alias.property`),
- * for {@link ListPager.pageRows}: each row then carries those aliases and nothing else of the entity.
+ * for {@link ListPager.pageRows}: each row then carries those aliases and nothing else of the entity. TypeORM turns
+ * `alias.property` into the column only before a space, `)`, `=` or the end: write `CAST(alias.property AS text)`,
+ * not `alias.property::text` (which reaches PostgreSQL as an unknown column).
  * @returns the builder
  */
 export function selectAs<T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, columns: Readonly<Record<string, string>>): SelectQueryBuilder<T> {
