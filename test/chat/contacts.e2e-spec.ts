@@ -480,6 +480,18 @@ describe('external contacts and group rooms', () => {
       for (const row of listed) expect(row).toEqual((await api('get', `${C}/workChat/${staff}/contact/external/${row.id}`).expect(200)).body);
     });
 
+    it('answers a contact whose stored profile is not a JSON object (an array, a string, null) with no profile names, in the list and alone alike', async () => {
+      const odd = await inject({ name: 'Odd Profile', contactWayId: ways.spring.id });
+      const staff = odd.contact.workChatUserId;
+      for (const stored of ['[1, 2]', '"text"', 'null']) {
+        await db().query(`UPDATE chat_external_contact SET profile = $1::jsonb WHERE tenant_id = 'acme' AND id = $2`, [stored, odd.contact.id]);
+        const alone = (await api('get', `${C}/workChat/${staff}/contact/external/${odd.contact.id}`).expect(200)).body;
+        const listed = ((await api('get', `${C}/workChat/${staff}/contact/external?size=200`).expect(200)).body.content as Json[]).find((row) => row.id === odd.contact.id);
+        expect([stored, alone.profileNames]).toEqual([stored, []]);
+        expect(listed).toEqual(alone);
+      }
+    });
+
     it('improveCustomerInfo merges by corp and external user id; 404 for unknown customers', async () => {
       const improved = await api('post', '/api/acme/v1/external/partner/customer/improveCustomerInfo').send({ corpName: 'Acme Retail', externalUserId: first.externalUserId, company: 'Umbrella', gender: 2 }).expect(200);
       expect(improved.body).toBe(first.externalUserId);

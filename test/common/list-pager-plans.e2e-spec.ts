@@ -148,6 +148,14 @@ describe('ListPager plans', () => {
     const entityIds = await walk((cursor) => planned.page(sort(contacts('acme')), { page: 0, size: 9, cursor }));
     expect(entityIds).toHaveLength(130);
     for (const pager of [planned, built]) expect(await walk((cursor) => rowsOf(pager, { page: 0, size: 9, cursor }))).toEqual(entityIds);
+    // A plain-row cursor opens only its own list: not another tenant's, not the entity page's, not once altered.
+    const cursor = (await rowsOf(planned, { page: 0, size: 9 })).nextCursor!;
+    const globex = () => planned.pageRows(selectAs(sort(contacts('globex')), columns), { page: 0, size: 9, cursor });
+    await expect(globex()).rejects.toMatchObject({ status: 400 });
+    await expect(planned.page(sort(contacts('acme')), { page: 0, size: 9, cursor })).rejects.toMatchObject({ status: 400 });
+    const [body, signature] = cursor.split('.');
+    const altered = `${Buffer.from(Buffer.from(body, 'base64url').toString().replace('"p":1', '"p":9')).toString('base64url')}.${signature}`;
+    await expect(rowsOf(planned, { page: 0, size: 9, cursor: altered })).rejects.toMatchObject({ status: 400 });
   });
 
   it('binds each request\'s own array values, partial selection and raw extras', async () => {

@@ -191,14 +191,19 @@ export const CONTACT_SOURCE_COLUMNS: Readonly<Record<keyof ExternalContactSource
  */
 export const CONSOLE_CONTACT_LIST_COLUMNS: Readonly<Record<keyof ChatContactsExternalSource, string>> = {
   ...CONTACT_SOURCE_COLUMNS,
-  // Only an object has keys: anything else stored there has no profile names (Object.keys of {}).
+  // Only an object has keys: anything else stored there has no profile names (as contactSourceOf reads them).
   profileNames: `CASE WHEN jsonb_typeof(contact.profile) = 'object' THEN ARRAY(SELECT jsonb_object_keys(contact.profile)) ELSE '{}'::text[] END`,
 };
 
-/** A contact entity as {@link ChatContactsExternalSource}: its times as ISO text, its profiles' names. */
+/**
+ * A contact entity as {@link ChatContactsExternalSource}: its times as ISO text, its profiles' names (none unless the
+ * stored profile is a JSON object, as {@link CONSOLE_CONTACT_LIST_COLUMNS} reads them: an array's indexes are no names).
+ */
 export function contactSourceOf(row: ExternalContactEntity): ChatContactsExternalSource {
   const times = { stateAt: iso(row.stateAt), addedAt: iso(row.addedAt), lastMessageAt: iso(row.lastMessageAt), createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
-  return { ...row, ...times, profileNames: Object.keys(row.profile ?? {}) };
+  const profile: unknown = row.profile;
+  const isObject = typeof profile === 'object' && profile !== null && !Array.isArray(profile);
+  return { ...row, ...times, profileNames: isObject ? Object.keys(profile) : [] };
 }
 
 /**
