@@ -72,7 +72,9 @@ describe('ATRIUM_WORKERS=2: node:cluster behind one port (issue 20 item 7)', () 
       stdio: 'ignore',
     });
     exited = new Promise((resolve) => primary!.once('exit', (code) => resolve(code)));
-    await eventually('both workers up', async () => ((await listeners()).length === 2 && (await request(baseUrl).get('/api/health')).status === 200 ? true : undefined), { timeoutMs: 180_000, intervalMs: 250 });
+    // A worker's listener connects before its HTTP server listens: until then the port refuses, which is "not up yet".
+    const healthy = () => request(baseUrl).get('/api/health').then((response) => response.status === 200, () => false);
+    await eventually('both workers up', async () => ((await listeners()).length === 2 && (await healthy()) ? true : undefined), { timeoutMs: 180_000, intervalMs: 250 });
   }, 300_000);
 
   afterAll(async () => {
