@@ -98,6 +98,17 @@ describe('isoOfTimestamptzText', () => {
     }
   });
 
+  it('equals the Date path on every fraction of one to six digits (the three digits it keeps are the library\'s milliseconds)', () => {
+    const mismatches: string[] = [];
+    for (let length = 1; length <= 6; length++) {
+      for (let value = 0; value < 10 ** length; value++) {
+        const text = `2026-11-26 13:07:49.${String(value).padStart(length, '0')}+00`;
+        if (isoOfTimestamptzText(text) !== viaDate(text)) mismatches.push(text);
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
   it('equals the Date path on 20,000 random times, month ends and leap days', () => {
     const texts = ['2024-02-29 00:00:00+00', '2000-02-29 23:59:59.999999+00', '1900-02-28 12:00:00.1+00', '2026-12-31 23:59:59.5+00', '1000-01-01 00:00:00+00', '9999-12-31 23:59:59.999999+00'];
     // Days past a month's end (2026-02-31) are not PostgreSQL's, but must still match what the Date makes of them.
@@ -107,6 +118,17 @@ describe('isoOfTimestamptzText', () => {
   it('answers other shapes through the library\'s Date (offsets, BC, short years), and throws for infinity as toISOString does', () => {
     for (const text of ['2026-11-26 13:07:49.123+05:30', '2026-11-26 13:07:49-08', '2026-11-26 13:07:49.5+00 BC', '0099-01-01 00:00:00+00', '2026-11-26 24:00:00+00', '2026-13-01 00:00:00+00']) {
       expect([text, isoOfTimestamptzText(text)]).toEqual([text, viaDate(text)]);
+    }
+    // A letter where a digit belongs: whatever the library makes of it (an Invalid Date throws), never a rewritten text.
+    const outcome = (read: () => string) => {
+      try {
+        return read();
+      } catch {
+        return 'thrown';
+      }
+    };
+    for (const text of ['2026-11-26 1a:07:49+00', '2026-11-26 13:07:4x.123+00', '2026-1x-26 13:07:49+00', '20x6-11-26 13:07:49+00', '2026-11-26 13:07:49.12a+00']) {
+      expect([text, outcome(() => isoOfTimestamptzText(text))]).toEqual([text, outcome(() => viaDate(text))]);
     }
     expect(() => isoOfTimestamptzText('infinity')).toThrow(RangeError);
     expect(() => isoOfTimestamptzText('-infinity')).toThrow(RangeError);

@@ -22,18 +22,26 @@ function digits(text: string, from: number, to: number): number {
 }
 
 /**
+ * Whether `text` has the fast path's shape: 'YYYY-MM-DD HH:MM:SS', then nothing or '.' and 1–6 digits, then '+00'
+ * (the separators and the fraction checked here; the date and time digits by the callers).
+ */
+function hasFastPathShape(text: string): boolean {
+  const length = text.length;
+  if (length < 22 || length > 29 || length === 23 || text.charCodeAt(length - 3) !== 43 || text.charCodeAt(length - 2) !== ZERO || text.charCodeAt(length - 1) !== ZERO) {
+    return false;
+  }
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 32 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return false;
+  return length === 22 || (text.charCodeAt(19) === 46 && digits(text, 20, length - 3) >= 0);
+}
+
+/**
  * The instant of a `timestamptz` text of the fast path's shape (DateStyle ISO, TimeZone UTC:
  * `2026-11-26 13:07:49.123456+00`, a four-digit year from 1000), in ms since the epoch, computed as node-postgres's
  * own parser does; NaN for every other shape (another offset, BC, infinity, a short year).
  */
 function fastPathTime(text: string): number {
+  if (!hasFastPathShape(text)) return NaN;
   const length = text.length;
-  // 'YYYY-MM-DD HH:MM:SS' then '' or '.' and 1–6 digits, then '+00'.
-  if (length < 22 || length > 29 || length === 23 || text.charCodeAt(length - 3) !== 43 || text.charCodeAt(length - 2) !== ZERO || text.charCodeAt(length - 1) !== ZERO) {
-    return NaN;
-  }
-  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 32 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return NaN;
-  if (length > 22 && (text.charCodeAt(19) !== 46 || digits(text, 20, length - 3) < 0)) return NaN;
   const year = digits(text, 0, 4);
   const month = digits(text, 5, 7);
   const day = digits(text, 8, 10);
@@ -63,23 +71,42 @@ export function parseTimestamptz(text: string): Date | number | null {
 
 /**
  * The ISO 8601 text (`Date.prototype.toISOString`, e.g. `2026-11-26T13:07:49.123Z`) of a `timestamptz` read as text
- * (`column::text`), without a Date: what `parseTimestamptz(text).toISOString()` gives, for a list that answers its
- * times as text (issue 14 item 1). Texts of the fast path's shape whose fields are a real time of day and date are
- * rewritten in place; any other goes through the Date.
- * @throws RangeError a text the library reads as ±infinity (no ISO text), as `toISOString` would
+ * (`column::text`), without a Date or any arithmetic: what `parseTimestamptz(text).toISOString()` gives, for a list
+ * that answers its times as text (issue 14 item 1). Texts of the fast path's shape whose fields are a real time of
+ * day and date are cut and joined: the date, `T`, the time, the fraction's first three digits (zero-padded) and `Z`.
+ * The library's milliseconds, `1000 × parseFloat(fraction)` truncated, equal those three digits for every fraction of
+ * one to six digits (checked for all 1,111,110 of them in the spec). Any other text goes through the Date.
+ * @throws RangeError a text the library reads as ±infinity (no ISO text), as `toISOString` would, or not as a time
  */
 export function isoOfTimestamptzText(text: string): string {
-  const time = fastPathTime(text);
-  if (Number.isNaN(time)) return new Date(libraryParser(text) as Date | number).toISOString();
-  // Fields that Date.UTC would carry over (Feb 30, 24:00) are left to the Date; PostgreSQL never writes them.
+  if (!hasFastPathShape(text)) return isoViaLibrary(text);
+  const year = digits(text, 0, 4);
   const month = digits(text, 5, 7);
   const day = digits(text, 8, 10);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(digits(text, 0, 4), month) || digits(text, 11, 13) > 23 || digits(text, 14, 16) > 59 || digits(text, 17, 19) > 59) {
-    return new Date(time).toISOString();
-  }
-  const milliseconds = ((time % 1000) + 1000) % 1000; // times before 1970 are negative
-  return `${text.slice(0, 10)}T${text.slice(11, 19)}.${milliseconds < 10 ? '00' : milliseconds < 100 ? '0' : ''}${milliseconds}Z`;
+  const hour = digits(text, 11, 13);
+  const minute = digits(text, 14, 16);
+  const second = digits(text, 17, 19);
+  if (year < 1000 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return isoViaLibrary(text);
+  // Fields that Date.UTC would carry over (Feb 30, 24:00) are left to the Date; PostgreSQL never writes them.
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return new Date(fastPathTime(text)).toISOString();
+  // The fraction is text[20, length - 3): none (length 22), or 1–6 digits after the dot at 19.
+  const fractionDigits = text.length - 23;
+  if (fractionDigits >= 3) return `${text.slice(0, 10)}T${text.slice(11, 23)}Z`;
+  return `${text.slice(0, 10)}T${text.slice(11, 19)}.${fractionDigits > 0 ? text.slice(20, 20 + fractionDigits) : ''}${PADDING[fractionDigits]}Z`;
 }
+
+/**
+ * The library's Date of `text` as ISO text.
+ * @throws RangeError ±infinity (as `toISOString`), or a text the library does not read as a time (it gives null)
+ */
+function isoViaLibrary(text: string): string {
+  const value = libraryParser(text);
+  if (value === null) throw new RangeError(`not a timestamptz text: ${JSON.stringify(text.slice(0, 40))}`);
+  return new Date(value).toISOString();
+}
+
+/** Zeros completing a fraction of `index` digits (-1: none, no dot) to three. */
+const PADDING: Record<number, string> = { [-1]: '000', 1: '00', 2: '0' };
 
 /** Days of `month` (1–12) of a Gregorian `year`. */
 function daysInMonth(year: number, month: number): number {
