@@ -1,5 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+
+/** pg's own query object (pg/lib/query.js, untyped): every statement of every client passes its `submit`. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const PgQuery = require('pg/lib/query') as { prototype: { submit(this: { text?: unknown; values?: unknown }, ...args: unknown[]): unknown } };
 
 /** One node of `EXPLAIN (FORMAT JSON)`, with the fields plan checks read. */
 export interface PlanNode {
@@ -14,18 +17,20 @@ export interface PlanNode {
 export type CapturedStatement = [sql: string, parameters: unknown[]];
 
 /**
- * Records every statement the app sends, as PostgreSQL receives it (whether a query builder or raw SQL made it), for
- * plan checks of the app's own SQL (issue 23, acceptance 3). Spies on TypeORM's PostgresQueryRunner.query, so call
- * it once the app is up, and `jest.restoreAllMocks()` after the suite.
+ * Records every statement the app sends, as PostgreSQL receives it (whether a query builder or raw SQL made it, and
+ * whether TypeORM's query runner or the list pager's pooled read runs it: pooled-query.ts), for plan checks of the
+ * app's own SQL (issue 23, acceptance 3). Spies on pg's Query.submit, which every client calls for every statement,
+ * so call it once the app is up, and `jest.restoreAllMocks()` after the suite.
  * @param keep which statements to record (default all)
  * @returns the recording array; empty it with `length = 0` between requests
  */
 export function captureStatements(keep: (sql: string) => boolean = () => true): CapturedStatement[] {
   const captured: CapturedStatement[] = [];
-  const original = PostgresQueryRunner.prototype.query;
-  jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(function (this: PostgresQueryRunner, sql: string, parameters?: any[] | Record<string, unknown>, structured?: boolean) {
-    if (keep(sql)) captured.push([sql, Array.isArray(parameters) ? parameters : []]);
-    return original.call(this, sql, parameters, structured);
+  const prototype = PgQuery.prototype;
+  const original = prototype.submit;
+  jest.spyOn(prototype, 'submit').mockImplementation(function (this: { text?: unknown; values?: unknown }, ...args: unknown[]) {
+    if (typeof this.text === 'string' && keep(this.text)) captured.push([this.text, Array.isArray(this.values) ? this.values : []]);
+    return original.apply(this, args);
   });
   return captured;
 }

@@ -9,6 +9,7 @@ import { RawSqlResultsToEntityTransformer } from 'typeorm/query-builder/transfor
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { secretSealer } from '../crypto/secret-sealer';
 import { prepareOnFirstUse } from '../../database/guarded-pg';
+import { canQueryOnPool, queryOnPool } from '../../database/pooled-query';
 import { searchTermIsCommon, type ListSearch } from '../../database/like-contains';
 import { cursorKeyOf, listFingerprint, ListFingerprints, openCursor, signCursor } from './cursor';
 import { generationSql, generationTablesOf } from './list-generation';
@@ -404,7 +405,8 @@ export class ListPager {
       parameters[LIMIT_PARAMETER] = cursor ? wanted : request.size + 1;
       const [sql, values] = bindNamed(driver, statement.named, parameters);
       if (prepared && plan.preparable) prepareOnFirstUse(sql);
-      const raw = (await (runner ? runner.query(sql, values) : connection.query(sql, values))) as Array<Record<string, string | null>>;
+      // Outside a transaction, straight on the pool: TypeORM's per-statement query runner is skipped (pooled-query.ts).
+      const raw = (await (runner ? runner.query(sql, values) : canQueryOnPool(connection) ? queryOnPool(connection, sql, values) : connection.query(sql, values))) as Array<Record<string, string | null>>;
       if (index === 0 && withCount && raw.length > 0) counted = byGeneration ? this.countedByGeneration(countKey, raw[0], kept, cap) : Number(raw[0][TOTAL_COLUMN]);
       if (rawRows) {
         collectRows(raw, wanted, rows, raws);
