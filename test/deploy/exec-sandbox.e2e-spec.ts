@@ -210,7 +210,7 @@ describeSandbox(`exec in the OS sandbox: what a command can't do (issue 12 accep
     // sleep first, then one subshell that sets the bomb off. A fork the shell made later would fail once the cap is
     // reached, and dash then ends at once, before the timeout. That happened when the shell ran the bomb's first
     // pipeline itself: it forks each element of `a | b &` in turn, and under CI load the first had already filled the
-    // cap before the second was forked (a CI-like run of session 16; the form before it failed CI of stop 30).
+    // cap before the second was forked (seen in a CI-like run, session 16).
     const response = await exec({ command: `sleep 30 & ${tag}() { ${tag} | ${tag} & }; (${tag}) & wait`, timeoutMs: 3_000 }).expect(200);
     if (!response.body.timedOut) console.log('[fork-bomb] ended before the timeout', JSON.stringify({ ...response.body, stderr: String(response.body.stderr).slice(-2000) }));
     expect(response.body.timedOut).toBe(true);
