@@ -1,13 +1,14 @@
 import type { ClientBase } from 'pg';
-import { dropOnReadTimeout, guardedPgDriver, GuardedPool, PREPARED_STATEMENTS_MAX, prepareOnFirstUse, preparedNameOf, runPreparedByName } from './guarded-pg';
+import { dropDeadSessions, guardedPgDriver, GuardedPool, PREPARED_STATEMENTS_MAX, prepareOnFirstUse, preparedNameOf, runPreparedByName } from './guarded-pg';
 import { ATRIUM_PG_TYPES } from './timestamptz-parser';
 
-/** A stand-in for a pg client: its query answers what `answer` says; its socket is a spy. */
+/** A stand-in for a pg client: its query answers what `answer` says; its socket and `end` are spies. */
 function fakeClient(answer: () => Promise<unknown>) {
   const destroy = jest.fn();
-  const client = { connection: { stream: { destroy } }, query: jest.fn((..._args: unknown[]) => answer()) };
-  dropOnReadTimeout(client as unknown as ClientBase);
-  return { client, destroy };
+  const end = jest.fn(() => Promise.resolve());
+  const client = { connection: { stream: { destroy } }, end, query: jest.fn((..._args: unknown[]) => answer()) };
+  dropDeadSessions(client as unknown as ClientBase);
+  return { client, destroy, end };
 }
 
 describe('guarded pg (issue 20 item 1: a frozen server)', () => {
@@ -18,20 +19,32 @@ describe('guarded pg (issue 20 item 1: a frozen server)', () => {
     expect(destroy).toHaveBeenCalledTimes(1);
   });
 
-  it('keeps the socket on other errors and on answers', async () => {
-    const failing = fakeClient(() => Promise.reject(Object.assign(new Error('duplicate key'), { code: '23505' })));
+  it('ends a client whose query the server refused with a FATAL error (its session is over), before the caller sees the error', async () => {
+    const { client, destroy, end } = fakeClient(() =>
+      Promise.reject(Object.assign(new Error('terminating connection due to administrator command'), { severity: 'FATAL', code: '57P01' })),
+    );
+    await expect(client.query('SELECT pg_sleep(5)')).rejects.toThrow('administrator command');
+    // Ended by the time the caller's own rejection handler runs: a pool release right then already sees it ending.
+    expect(end).toHaveBeenCalledTimes(1);
+    expect(destroy).not.toHaveBeenCalled();
+  });
+
+  it('keeps the socket and the session on other errors and on answers', async () => {
+    const failing = fakeClient(() => Promise.reject(Object.assign(new Error('duplicate key'), { code: '23505', severity: 'ERROR' })));
     await expect(failing.client.query('INSERT')).rejects.toThrow('duplicate key');
     const answering = fakeClient(() => Promise.resolve({ rows: [] }));
     await expect(answering.client.query('SELECT 1')).resolves.toEqual({ rows: [] });
     await Promise.resolve();
     expect(failing.destroy).not.toHaveBeenCalled();
     expect(answering.destroy).not.toHaveBeenCalled();
+    expect(failing.end).not.toHaveBeenCalled();
+    expect(answering.end).not.toHaveBeenCalled();
   });
 
   it('watches callback-style queries too', () => {
     const destroy = jest.fn();
-    const client = { connection: { stream: { destroy } }, query: (_text: string, _values: unknown[], callback: (error: unknown) => void) => callback(new Error('Query read timeout')) };
-    dropOnReadTimeout(client as unknown as ClientBase);
+    const client = { connection: { stream: { destroy } }, end: jest.fn(), query: (_text: string, _values: unknown[], callback: (error: unknown) => void) => callback(new Error('Query read timeout')) };
+    dropDeadSessions(client as unknown as ClientBase);
     const callback = jest.fn();
     client.query('SELECT 1', [], callback);
     expect(callback).toHaveBeenCalledWith(expect.objectContaining({ message: 'Query read timeout' }));

@@ -6,22 +6,29 @@ import * as pg from 'pg';
 /** What a pg client looks like to the guard (the socket is not in pg's typings). */
 interface GuardedClient {
   query: (...args: any[]) => any;
+  end(): Promise<void>;
   connection?: { stream?: { destroy(): void } };
 }
 
 /**
- * Makes a client that hit its `query_timeout` ("Query read timeout": the server did not answer at all, e.g. frozen)
- * drop its socket, as pg itself does in pipeline mode (issue 20 item 1). Otherwise the next statement on that client —
- * TypeORM's ROLLBACK after the failed one, or the next request's query once the client is back in the pool — queues
- * behind the unanswered one and waits a whole timeout more. With the socket gone they fail at once, and the pool
- * drops the client.
+ * Makes a client whose session is over leave the pool instead of serving the next statement:
+ * - a query that hit its `query_timeout` ("Query read timeout": the server did not answer at all, e.g. frozen) drops
+ *   the socket, as pg itself does in pipeline mode (issue 20 item 1). Otherwise the next statement on that client —
+ *   TypeORM's ROLLBACK after the failed one, or the next request's query once the client is back in the pool — queues
+ *   behind the unanswered one and waits a whole timeout more. With the socket gone they fail at once;
+ * - a query refused with a FATAL error (the server ended the session: `pg_terminate_backend`, shutdown, idle timeout)
+ *   ends the client at once. The error arrives before the server closes the socket, so the client still looked
+ *   usable when its caller released it, and the next statement to take it from the pool failed with "Connection
+ *   terminated unexpectedly".
+ * Either way the pool drops the client when it is released.
  * @param client a pg client (a pool's, on its `connect` event)
  */
-export function dropOnReadTimeout(client: pg.ClientBase): void {
+export function dropDeadSessions(client: pg.ClientBase): void {
   const guarded = client as unknown as GuardedClient;
   const query = guarded.query.bind(client);
   const drop = (error: unknown) => {
     if (error instanceof Error && error.message === 'Query read timeout') guarded.connection?.stream?.destroy();
+    else if ((error as { severity?: unknown } | undefined)?.severity === 'FATAL') void guarded.end();
   };
   guarded.query = (...args: any[]) => {
     const last: unknown = args[args.length - 1];
@@ -96,7 +103,7 @@ export interface GuardedPoolConfig extends pg.PoolConfig {
 }
 
 /**
- * A pg Pool whose clients drop their socket after a query read timeout (see {@link dropOnReadTimeout}), parse
+ * A pg Pool whose clients leave it once their session is over (a query read timeout, a FATAL error: {@link dropDeadSessions}), parse
  * timestamps with {@link ATRIUM_PG_TYPES} and, with `preparedStatements`, run registered texts as named prepared
  * statements ({@link runPreparedByName}).
  */
@@ -105,7 +112,7 @@ export class GuardedPool extends pg.Pool {
     // Timestamps are parsed by a fast path of pg's own parser (timestamptz-parser.ts) unless the caller brings its own types.
     super({ ...config, types: config?.types ?? (ATRIUM_PG_TYPES as unknown as pg.CustomTypesConfig) });
     this.on('connect', (client) => {
-      dropOnReadTimeout(client);
+      dropDeadSessions(client);
       if (config?.preparedStatements) runPreparedByName(client);
     });
   }

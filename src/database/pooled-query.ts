@@ -16,9 +16,8 @@ export function canQueryOnPool(dataSource: DataSource): boolean {
  * and result wrapping cost about 7 % of the request's CPU). What TypeORM's runner does that matters is kept: a
  * statement slower than `maxQueryExecutionTime` is logged as slow, a failure is logged and thrown as TypeORM's
  * `QueryFailedError` (the problem mapping reads its `driverError`), and a client whose connection failed while it
- * was out is released as broken, so the pool drops it. Unlike TypeORM's runner, a statement refused because the server
- * ended its session (a FATAL error, which arrives before the socket closes) also releases the client as broken: the
- * next statement does not inherit a dead connection.
+ * was out is released as broken, so the pool drops it (a session the server ended is dropped by the pool's own guard,
+ * guarded-pg.ts `dropDeadSessions`, on either path).
  * Only for data sources {@link canQueryOnPool} accepts.
  * @returns the statement's rows, as pg parsed them
  * @throws QueryFailedError the statement failed (its pg error as `driverError`); the pool's own error when no client can be had
@@ -36,9 +35,6 @@ export async function queryOnPool<R = Record<string, unknown>>(dataSource: DataS
     if (slowMs && elapsedMs > slowMs) dataSource.logger.logQuerySlow(elapsedMs, sql, values);
     return result.rows as R[];
   } catch (error) {
-    // The server ended the session (FATAL: terminated, shutting down) or the socket closed: the client may not know it
-    // yet when it goes back, so it is released as broken rather than handed to the next statement.
-    if ((error as { severity?: string }).severity === 'FATAL' || (error instanceof Error && error.message.startsWith('Connection terminated'))) broken ??= error as Error;
     dataSource.logger.logQueryError(error as Error, sql, values);
     throw new QueryFailedError(sql, values, error as Error);
   } finally {

@@ -7,7 +7,8 @@ import { createSuiteDatabase, dropDatabase } from '../support/test-database';
  * `queryOnPool` (issue 14 item 1: a list page's statement without TypeORM's per-statement query runner) on a real
  * PostgreSQL: the same rows as `dataSource.query`, its failures as TypeORM's QueryFailedError with pg's error as
  * `driverError` (what the problem mapping reads), slow statements and failures logged as TypeORM's runner logs them,
- * the client back in the pool after each statement, and a client whose session was killed while out dropped.
+ * the client back in the pool after each statement, and a client whose session the server ended dropped by the pool
+ * on this path and on TypeORM's own.
  */
 describe('queryOnPool', () => {
   let database: { name: string; url: string; serverUrl: string };
@@ -61,11 +62,16 @@ describe('queryOnPool', () => {
     expect((await queryOnPool(dataSource, 'SELECT count(*)::int AS total FROM pooled_probe', []))[0]).toEqual({ total: 30 });
   });
 
-  it('drops a client whose session was killed while it was out, and answers on a fresh one (attack: the server ends the session)', async () => {
-    const killed = queryOnPool(dataSource, 'SELECT pg_sleep(5)', []).catch((thrown: unknown) => thrown);
+  // The pool's own guard (guarded-pg.ts, dropDeadSessions) ends such a client, so both paths a statement takes agree.
+  it.each([
+    ['queryOnPool', (sql: string, values: unknown[] = []) => queryOnPool(dataSource, sql, values)],
+    ['TypeORM\'s query runner (dataSource.query)', (sql: string, values: unknown[] = []) => dataSource.query(sql, values) as Promise<Array<Record<string, unknown>>>],
+  ])('drops a client whose session the server ended mid-statement, so the next statement gets a fresh one, through %s (attack: pg_terminate_backend)', async (path, run) => {
+    const marker = `SELECT pg_sleep(5) /* ${path} */`;
+    const killed = run(marker).catch((thrown: unknown) => thrown);
     let victim: number | undefined;
     for (let attempt = 0; attempt < 100 && victim === undefined; attempt++) {
-      const [row] = (await dataSource.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(5)' AND state = 'active'")) as Array<{ pid: number }>;
+      const [row] = (await dataSource.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = $1 AND state = 'active'", [marker])) as Array<{ pid: number }>;
       victim = row?.pid;
       if (victim === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -73,8 +79,8 @@ describe('queryOnPool', () => {
     await dataSource.query('SELECT pg_terminate_backend($1)', [victim]);
     const error = await killed;
     expect(error).toBeInstanceOf(QueryFailedError);
-    // The broken client left the pool; the next statements get working ones.
-    for (let round = 0; round < 4; round++) expect((await queryOnPool(dataSource, 'SELECT 1 AS one', []))[0]).toEqual({ one: 1 });
+    // The ended client left the pool; the next statements get working ones.
+    for (let round = 0; round < 4; round++) expect((await run('SELECT 1 AS one'))[0]).toEqual({ one: 1 });
     const sessions = (await dataSource.query('SELECT count(*)::int AS total FROM pg_stat_activity WHERE datname = current_database() AND pid = $1', [victim])) as Array<{ total: number }>;
     expect(sessions[0].total).toBe(0);
   });
