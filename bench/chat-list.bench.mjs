@@ -631,10 +631,15 @@ const reference = results.find((result) => result.reference);
 const referenceOf = (result) => results.find((entry) => entry.reference && entry.round === result.round) ?? reference;
 const ratios = [];
 /**
- * The verdict of a far page against page 0 (undefined for page 0 itself): a cursor page must cost at most 2x page 0;
- * an offset page is reported with no target (issue 14 note: deep pages are measured with issue 23's cursor).
+ * A row's verdict. Page 0: req/s at least 60 % of the reference's and app CPU at most 2x. A far page (`farRatio` given):
+ * a cursor page must cost at most 2x page 0; an offset page is reported with no target (issue 14 note: deep pages are
+ * measured with issue 23's cursor).
  */
-const farVerdict = (name, farRatio) => (farRatio === undefined ? undefined : name.replace(/ #\d+$/, '').endsWith(' cursor') ? (farRatio <= 2 ? 'PASS (<= 2x page 0)' : 'FAIL (<= 2x page 0)') : 'reported (offset: no target)');
+const verdictOf = (name, rpsRatio, cpuRatio, farRatio) => {
+  if (farRatio === undefined) return rpsRatio >= 0.6 && cpuRatio <= 2 ? 'PASS (>= 60 %, <= 2x)' : 'FAIL (>= 60 %, <= 2x)';
+  if (!name.replace(/ #\d+$/, '').endsWith(' cursor')) return 'reported (offset: no target)';
+  return farRatio <= 2 ? 'PASS (<= 2x page 0)' : 'FAIL (<= 2x page 0)';
+};
 if (reference && results.length > 1) {
   console.log(`\nRatios (issue 14 acceptance 1) against the reference row and page 0 of the same list:`);
   console.log(`${'case'.padEnd(44)}${'req/s÷ref'.padStart(11)}${'cpu÷ref'.padStart(9)}${'(app+pg)÷p0'.padStart(13)}  verdict`);
@@ -644,7 +649,7 @@ if (reference && results.length > 1) {
     const rpsRatio = result.rps / referenceOf(result).rps;
     const cpuRatio = result.appCpuPerRequest / referenceOf(result).appCpuPerRequest;
     const farRatio = isFar ? (result.appCpuPerRequest + result.postgresCpuPerRequest) / (pageZero.appCpuPerRequest + pageZero.postgresCpuPerRequest) : undefined;
-    const verdict = farVerdict(result.name, farRatio) ?? (rpsRatio >= 0.6 && cpuRatio <= 2 ? 'PASS (>= 60 %, <= 2x)' : 'FAIL (>= 60 %, <= 2x)');
+    const verdict = verdictOf(result.name, rpsRatio, cpuRatio, farRatio);
     console.log(`${result.name.padEnd(44)}${`${(rpsRatio * 100).toFixed(0)} %`.padStart(11)}${`${cpuRatio.toFixed(2)}x`.padStart(9)}${(farRatio === undefined ? '-' : `${farRatio.toFixed(2)}x`).padStart(13)}  ${verdict}`);
     ratios.push({ name: result.name.replace(/ #\d+$/, ''), rpsRatio, cpuRatio, farRatio });
   }
@@ -659,9 +664,9 @@ if (reference && results.length > 1) {
     for (const name of [...new Set(ratios.map((entry) => entry.name))]) {
       const rounds = ratios.filter((entry) => entry.name === name);
       const [rps, cpu, far] = [median(rounds.map((entry) => entry.rpsRatio)), median(rounds.map((entry) => entry.cpuRatio)), median(rounds.map((entry) => entry.farRatio))];
-      const verdict = farVerdict(name, far) ?? (rps >= 0.6 && cpu <= 2 ? 'PASS (>= 60 %, <= 2x)' : 'FAIL (>= 60 %, <= 2x)');
-      const passes = rounds.filter((entry) => (entry.farRatio !== undefined ? entry.farRatio <= 2 : entry.rpsRatio >= 0.6 && entry.cpuRatio <= 2)).length;
-      const tally = far !== undefined && !name.endsWith(' cursor') ? '' : `; ${passes} of ${rounds.length} rounds pass`;
+      const verdict = verdictOf(name, rps, cpu, far);
+      const passes = rounds.filter((entry) => verdictOf(name, entry.rpsRatio, entry.cpuRatio, entry.farRatio).startsWith('PASS')).length;
+      const tally = verdict.startsWith('reported') ? '' : `; ${passes} of ${rounds.length} rounds pass`;
       console.log(`${name.padEnd(44)}${`${(rps * 100).toFixed(0)} %`.padStart(11)}${`${cpu.toFixed(2)}x`.padStart(9)}${(far === undefined ? '-' : `${far.toFixed(2)}x`).padStart(13)}  ${verdict}${tally}`);
     }
   }
